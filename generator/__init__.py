@@ -1,0 +1,3 @@
+"""pnp: turn card data into print-and-play kits."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,120 @@
+"""The project's bundled fonts and icons, and what characters they can draw.
+
+fonts/fonts.yaml lists the fonts in fallback order; icons/twemoji holds one SVG per
+emoji sequence (file name = code points in hex). Text is printable when every
+character is either in a bundled font or part of an emoji that has an icon.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from fontTools.ttLib import TTFont
+
+from generator.errors import PnpError, Problem
+from generator.project import Project
+from generator.yamlsrc import load_yaml
+
+IGNORED = {"\ufe0f", "\ufe0e", "\u200d", "\n", "\r", "\t"}
+
+
+@dataclass(frozen=True)
+class Font:
+    family: str
+    weight: int
+    path: Path
+    licence: str
+
+    @property
+    def name(self) -> str:  # the name reportlab registers it under
+        return f"{self.family.replace(' ', '')}-{self.weight}"
+
+
+class Assets:
+    def __init__(self, project: Project):
+        self.project = project
+        listing = project.fonts / "fonts.yaml"
+        data = load_yaml(listing, project.display(listing))
+        self.fonts = [Font(f["family"], int(f.get("weight", 400)), project.fonts / f["file"], f.get("licence", ""))
+                      for f in data["fonts"]]
+        for font in self.fonts:
+            if not font.path.is_file():
+                raise PnpError(Problem(project.display(listing), data["fonts"].line_of(self.fonts.index(font)),
+                                       f"font file {font.path.name} not found"))
+        self.families = list(dict.fromkeys(f.family for f in self.fonts))
+        self._icons = {}
+        for svg in sorted((project.icons / "twemoji").glob("*.svg")):
+            seq = "".join(chr(int(h, 16)) for h in svg.stem.split("-"))
+            self._icons[_strip(seq)] = svg
+        alternatives = sorted(self._icons, key=len, reverse=True)
+        self.emoji_re = re.compile("|".join(re.escape(s) for s in alternatives)) if alternatives else None
+
+    @functools.cached_property
+    def coverage(self) -> dict[str, set[int]]:
+        """Code points each font family can draw (all weights of a family share a subset)."""
+        cover: dict[str, set[int]] = {}
+        for font in self.fonts:
+            cover.setdefault(font.family, set()).update(TTFont(font.path, lazy=True).getBestCmap())
+        return cover
+
+    @functools.cached_property
+    def drawable(self) -> set[int]:
+        return set().union(*self.coverage.values())
+
+    def font_for(self, char: str) -> str | None:
+        """The first family in fallback order that has this character."""
+        code = ord(char)
+        return next((fam for fam in self.families if code in self.coverage[fam]), None)
+
+    def icon(self, emoji: str) -> Path | None:
+        return self._icons.get(_strip(emoji))
+
+    def icon_url(self, emoji: str) -> str:
+        """The icon's URL relative to the project folder (the renderer's base URL), so no
+        machine-specific path ever reaches a PDF."""
+        return self.icon(emoji).relative_to(self.project.root).as_posix()
+
+    def split(self, text: str) -> list[tuple[str, str]]:
+        """Text as runs of ('text', s) and ('icon', emoji), emoji matched longest first."""
+        runs, pos, clean = [], 0, _strip(text)
+        if self.emoji_re is None:
+            return [("text", clean)] if clean else []
+        for match in self.emoji_re.finditer(clean):
+            if match.start() > pos:
+                runs.append(("text", clean[pos:match.start()]))
+            runs.append(("icon", match.group()))
+            pos = match.end()
+        if pos < len(clean):
+            runs.append(("text", clean[pos:]))
+        return runs
+
+    def missing(self, text: str, icons: bool = True) -> list[str]:
+        """Characters in text that no bundled font draws and (with icons=True) no icon
+        stands for. Rendered HTML is checked with icons=False: by then every emoji that
+        should be an icon is an <img>, so a bare one would print as a .notdef box."""
+        out = []
+        for kind, run in self.split(text) if icons else [("text", text)]:
+            if kind == "text":
+                for char in run:
+                    if char not in IGNORED and ord(char) not in self.drawable and char not in out:
+                        out.append(char)
+        return out
+
+    def font_face_css(self) -> str:
+        rules = []
+        for font in self.fonts:
+            rules.append(f"@font-face {{ font-family: '{font.family}'; font-weight: {font.weight}; "
+                         f"src: url('{font.path.relative_to(self.project.root).as_posix()}'); }}")
+        stack = ", ".join(f"'{family}'" for family in self.families)
+        return "\n".join(rules) + f"\n:root {{ --font-stack: {stack}; }}\nhtml {{ font-family: {stack}; }}\n"
+
+
+def _strip(text: str) -> str:
+    return text.replace("\ufe0f", "").replace("\ufe0e", "")
+
+
+def describe_char(char: str) -> str:
+    return f"'{char}' (U+{ord(char):04X} {unicodedata.name(char, 'unnamed')})"

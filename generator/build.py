@@ -1,0 +1,73 @@
+"""`pnp build`: validate, render every face once, then write each pack × paper.
+
+Gather, then write: nothing is written until the game has loaded and validated,
+and each file is written atomically.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from generator.assets import Assets
+from generator.errors import PnpError, Problem, errors_only
+from generator.game import Game
+from generator.layout import PAPERS
+from generator.load import load_game
+from generator.pack import PackBuilder, write_pack
+from generator.project import Project
+from generator.render.cards import CardRenderer
+from generator.validate import validate
+
+
+@dataclass
+class Checked:
+    game: Game
+    notes: list[Problem] = field(default_factory=list)
+
+
+def check_game(project: Project, assets: Assets, game_id: str) -> Checked:
+    """Load and validate; raise PnpError with every error, return the notes."""
+    game = load_game(project, game_id)
+    problems = validate(project, game, assets)
+    errors = errors_only(problems)
+    if errors:
+        raise PnpError(errors)
+    return Checked(game, [p for p in problems if p.note])
+
+
+def select_packs(game: Game, players: list[int] | None):
+    if not players:
+        return list(game.packs)
+    offered = {p.players for p in game.packs}
+    missing = [n for n in players if n not in offered]
+    if missing:
+        raise PnpError(Problem(f"cards/{game.id}/game.yaml", None,
+                               f"no pack for {', '.join(map(str, missing))} players (packs: {sorted(offered)})"))
+    return [p for p in game.packs if p.players in players]
+
+
+def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
+               papers: list[str] | None = None, say: Callable[[str], None] = print) -> list[str]:
+    checked = check_game(project, assets, game_id)
+    game = checked.game
+    packs = select_packs(game, players)
+    renderer = CardRenderer(project, assets, game)
+    faces = {}
+    for deck in game.decks.values():
+        used = {card.id for pack in packs if deck.id in pack.decks for card, _ in game.pack_cards(pack, deck.id)}
+        for card in deck.cards:
+            if card.id not in used:
+                continue
+            faces[(deck.id, card.id, "face")] = renderer.face(deck, card, "face")
+            if deck.spec.back:
+                faces[(deck.id, card.id, "back")] = renderer.face(deck, card, "back")
+    rendered = renderer.render(list(faces.values()))
+    builder = PackBuilder(project, assets, game, rendered, faces)
+    written = []
+    for pack in packs:
+        for paper in papers or list(PAPERS):
+            pdf, manifest = builder.build(pack, paper)
+            path = write_pack(project, game, pack, paper, pdf, manifest)
+            say(f"wrote {path} ({len(manifest['pages'])} pages)")
+            written.append(path)
+    return written

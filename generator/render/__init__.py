@@ -1,0 +1,1 @@
+"""Drawing: card faces and backs from HTML (WeasyPrint), pieces with reportlab."""

@@ -1,0 +1,216 @@
+"""Card faces and backs: Jinja templates rendered by WeasyPrint, one PDF page each.
+
+Every face is a page of trim + 2 × bleed. Faces of the same size and stylesheets are
+rendered together in one document (fast), then any card whose `.fit` box overflows is
+rendered again with a smaller `fit` scale, down to FIT_STEPS[-1]; past that the
+build fails naming the card. A character no bundled font can draw also fails the
+build, naming the card, before WeasyPrint ever draws a .notdef box.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pikepdf
+from jinja2 import TemplateError, TemplateSyntaxError
+
+from generator import __version__
+from generator.assets import Assets, describe_char
+from generator.errors import PnpError, Problem
+from generator.game import Card, Deck, Game
+from generator.project import Project
+from generator.render.html import FencedFetcher, captured_warnings, jinja_env, printed_text
+
+FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
+BASE_CSS = "base/card.css"
+
+
+@dataclass
+class Face:
+    """One side of one card, ready to render."""
+    deck: Deck
+    card: Card | None
+    side: str                 # "face" or "back"
+    html: str                 # the template's output for fit = 1
+    template: str
+    source: tuple[str, int | None]
+    key: str = ""
+    fit: float = 1.0
+    fragments: dict = field(default_factory=dict)  # fit scale -> html
+
+    @property
+    def page_size(self) -> tuple[float, float]:
+        w, h = self.deck.trim
+        return w + 2 * self.deck.bleed, h + 2 * self.deck.bleed
+
+    @property
+    def label(self) -> str:
+        return f"{self.card.uid if self.card else self.deck.id} ({self.side})"
+
+
+@dataclass
+class Rendered:
+    """Rendered pages by face key; holds the PDFs the pages live in."""
+    pdfs: list = field(default_factory=list)
+    pages: dict = field(default_factory=dict)
+
+
+class CardRenderer:
+    def __init__(self, project: Project, assets: Assets, game: Game):
+        self.project, self.assets, self.game = project, assets, game
+        self.env = jinja_env(project, assets, game.spec.keywords)
+        self.fetcher = FencedFetcher(project.readable_roots())
+        self.colours = {c.id: c for c in game.spec.player_colours}
+
+    # --- turning a card into HTML ------------------------------------------------------
+    def stylesheets(self, deck: Deck) -> list[str]:
+        return [BASE_CSS] + list(self.game.spec.css) + list(deck.spec.css)
+
+    def face(self, deck: Deck, card: Card | None, side: str) -> Face:
+        template = deck.spec.face if side == "face" else deck.spec.back
+        source = (card.file, card.line) if card else (deck.file, None)
+        face = Face(deck, card, side, "", template, source)
+        face.html = self._fragment(face, 1.0)
+        face.fragments[1.0] = face.html
+        css = "".join((self.project.templates / name).read_text(encoding="utf-8")
+                      for name in self.stylesheets(deck))
+        digest = hashlib.sha256()
+        for part in (__version__, template, css, face.html, repr(face.page_size)):
+            digest.update(part.encode("utf-8"))
+        face.key = digest.hexdigest()[:32]
+        return face
+
+    def _fragment(self, face: Face, fit: float) -> str:
+        card = face.card
+        player = None
+        if card is not None:
+            for name, spec in face.deck.spec.fields.items():
+                if spec.type == "player" and card.fields.get(name) in self.colours:
+                    player = self.colours[card.fields[name]]
+                    break
+        w, h = face.deck.trim
+        context = dict(card=card, deck=face.deck.spec, game=self.game.spec, derived=self.game.derived,
+                       colours=self.colours, player=player, fit=fit, side=face.side,
+                       trim={"width": w, "height": h}, bleed=face.deck.bleed, safe=face.deck.safe)
+        try:
+            html = self.env.get_template(face.template).render(**context)
+        except TemplateSyntaxError as exc:
+            raise PnpError(Problem(f"templates/{exc.name or face.template}", exc.lineno,
+                                   f"template error: {exc.message}")) from None
+        except (TemplateError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template failed: {exc}")) from None
+        missing = self.assets.missing(printed_text(html), icons=False)
+        if missing:
+            raise PnpError([Problem(*face.source, f"{face.label}: character {describe_char(c)} is in no bundled "
+                                    "font and has no icon") for c in missing])
+        return html
+
+    def _blame(self, exc: Exception, face: Face) -> tuple[str, int | None]:
+        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+            path = Path(frame.filename)
+            if path.suffix in (".html", ".j2") and path.is_relative_to(self.project.templates):
+                return self.project.display(path), frame.lineno
+        return face.source
+
+    # --- rendering ------------------------------------------------------------------------
+    def render(self, faces: list[Face]) -> "Rendered":
+        """Render each distinct face once; its page can then be looked up by key."""
+        unique = {f.key: f for f in faces}
+        groups: dict[tuple, list[Face]] = {}
+        for face in unique.values():
+            groups.setdefault((face.page_size, tuple(self.stylesheets(face.deck))), []).append(face)
+        rendered = Rendered()
+        for (size, sheets), group in groups.items():
+            pdf = self._render_group(group, size, sheets)
+            rendered.pdfs.append(pdf)
+            for face, page in zip(group, pdf.pages):
+                rendered.pages[face.key] = page
+        return rendered
+
+    def _render_group(self, faces: list[Face], size, sheets) -> pikepdf.Pdf:
+        from weasyprint import HTML
+        pending, documents = list(faces), {}
+        with captured_warnings() as warnings:
+            for step in FIT_STEPS:
+                if not pending:
+                    break
+                for face in pending:
+                    face.fit = step
+                    if step not in face.fragments:
+                        face.fragments[step] = self._fragment(face, step)
+                doc = HTML(string=self._document(pending, size, sheets, step), base_url=str(self.project.root) + "/",
+                           url_fetcher=self.fetcher).render()
+                overflowing = []
+                for face, page in zip(pending, doc.pages):
+                    (overflowing if _overflows(page) else []).append(face)
+                    documents[face.key] = (doc, page)
+                pending = overflowing
+            if pending:
+                raise PnpError([Problem(*f.source, f"{f.label}: text does not fit its box in {f.template} even "
+                                        f"at {int(FIT_STEPS[-1] * 100)} % size", "shorten the text")
+                                for f in pending])
+            first = documents[faces[0].key][0]
+            combined = first.copy([documents[f.key][1] for f in faces])
+            data = combined.write_pdf()
+        problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {_explain(m)}")
+                    for m in warnings if _serious(m)]
+        if problems:
+            raise PnpError(problems)
+        return pikepdf.open(io.BytesIO(data))
+
+    def _document(self, faces: list[Face], size, sheets, step: float) -> str:
+        w, h = size
+        deck = faces[0].deck
+        tw, th = deck.trim
+        b, s = deck.bleed, deck.safe
+        geometry = (
+            f"@page {{ size: {w}mm {h}mm; margin: 0 }}\n"
+            "html, body { margin: 0; padding: 0 }\n"
+            f"section.card {{ position: relative; width: {w}mm; height: {h}mm; overflow: hidden; "
+            "break-after: page }\n"
+            f".trim {{ position: absolute; left: {b}mm; top: {b}mm; width: {tw}mm; height: {th}mm }}\n"
+            f".safe {{ position: absolute; left: {b + s}mm; top: {b + s}mm; width: {tw - 2 * s}mm; "
+            f"height: {th - 2 * s}mm }}\n")
+        links = "".join(f'<link rel="stylesheet" href="templates/{name}">' for name in sheets)
+        body = "".join(
+            f'<section class="card deck-{f.deck.id} side-{f.side}" data-key="{f.key}">{f.fragments[step]}</section>'
+            for f in faces)
+        return (f'<!DOCTYPE html><html lang="{self.game.spec.language}"><head><meta charset="utf-8">'
+                f"<style>{self.assets.font_face_css()}{geometry}</style>{links}</head><body>{body}</body></html>")
+
+
+def _overflows(page) -> bool:
+    """True when a `.fit` box's lines run past its bottom edge."""
+    from weasyprint.formatting_structure.boxes import LineBox
+    for box in _fit_boxes(page._page_box):
+        bottom = box.content_box_y() + box.height
+        lines = [d for d in box.descendants() if isinstance(d, LineBox)]
+        if lines and max(line.position_y + line.margin_height() for line in lines) > bottom + 0.01:
+            return True
+    return False
+
+
+def _fit_boxes(box):
+    element = getattr(box, "element", None)
+    classes = (element.get("class") or "").split() if element is not None else []
+    if "fit" in classes and hasattr(box, "height") and not type(box).__name__.endswith("Placeholder"):
+        yield box
+        return
+    for child in getattr(box, "children", []):
+        yield from _fit_boxes(child)
+    inner = getattr(box, "_box", None)  # absolutely positioned boxes hide behind a placeholder
+    if inner is not None:
+        yield from _fit_boxes(inner)
+
+
+def _serious(message: str) -> bool:
+    return any(s in message for s in (".notdef", "Failed to load", "blocked", "Ignored", "Invalid", "Error"))
+
+
+def _explain(message: str) -> str:
+    if ".notdef" in message:
+        return f"a character has no glyph in the bundled fonts: {message.split(':', 1)[-1].strip()}"
+    return message

@@ -1,0 +1,241 @@
+"""A reportlab canvas seen in millimetres from the top-left, with the project's fonts.
+
+Text is split into runs: each character goes to the first bundled font that has it,
+each emoji with an icon is drawn as that vector icon. A character neither can draw
+is an error (reportlab would silently print nothing).
+"""
+from __future__ import annotations
+
+import logging
+import re
+
+from reportlab.graphics import renderPDF
+from reportlab.lib.colors import HexColor
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+
+from generator.assets import Assets, describe_char
+from generator.impose import PT
+
+NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
+ASCENT = 0.88      # of the font size: where the baseline sits below a text line's top
+LINE = 1.32        # line height, in font sizes
+
+_registered: set[str] = set()
+_drawings: dict = {}
+
+
+class GlyphError(ValueError):
+    pass
+
+
+def register_fonts(assets: Assets) -> None:
+    for font in assets.fonts:
+        if font.name not in _registered:
+            pdfmetrics.registerFont(TTFont(font.name, str(font.path)))
+            _registered.add(font.name)
+
+
+def colour(value: str | None):
+    return None if value in (None, "none") else HexColor(value)
+
+
+class Pen:
+    def __init__(self, canvas: Canvas, assets: Assets, page_height: float, origin: tuple[float, float] = (0, 0)):
+        self.c, self.assets, self.page_height = canvas, assets, page_height
+        self.ox, self.oy = origin
+
+    def at(self, x: float, y: float) -> "Pen":
+        """A pen whose (0, 0) is (x, y) of this one."""
+        return Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y))
+
+    def xy(self, x: float, y: float) -> tuple[float, float]:
+        return (self.ox + x) * PT, (self.page_height - self.oy - y) * PT
+
+    # --- shapes -----------------------------------------------------------------------------
+    def _style(self, fill, stroke, line, dash=False):
+        c = self.c
+        fill = None if fill in (None, "", "none") else fill
+        stroke = None if stroke in (None, "", "none") else stroke
+        if fill:
+            c.setFillColor(colour(fill))
+        if stroke:
+            c.setStrokeColor(colour(stroke))
+            c.setLineWidth(line)
+        c.setDash([2, 1.5] if dash else [])
+        return bool(fill), bool(stroke)
+
+    def rect(self, x, y, w, h, fill=None, stroke=None, line=0.3, radius=0, dash=False):
+        f, s = self._style(fill, stroke, line, dash)
+        if not (f or s):
+            return
+        px, py = self.xy(x, y + h)
+        if radius:
+            self.c.roundRect(px, py, w * PT, h * PT, radius * PT, stroke=s, fill=f)
+        else:
+            self.c.rect(px, py, w * PT, h * PT, stroke=s, fill=f)
+
+    def circle(self, cx, cy, r, fill=None, stroke=None, line=0.3, dash=False):
+        f, s = self._style(fill, stroke, line, dash)
+        px, py = self.xy(cx, cy)
+        self.c.circle(px, py, r * PT, stroke=s, fill=f)
+
+    def line(self, points, stroke="#333333", line=0.5, dash=False):
+        self._style(None, stroke, line, dash)
+        path = self.c.beginPath()
+        path.moveTo(*self.xy(*points[0]))
+        for p in points[1:]:
+            path.lineTo(*self.xy(*p))
+        self.c.drawPath(path, stroke=1, fill=0)
+
+    def wedge(self, cx, cy, r_out, r_in, start, extent, fill=None, stroke=None, line=0.3):
+        """An annular sector; angles in degrees, counter-clockwise from 3 o'clock."""
+        import math
+        f, s = self._style(fill, stroke, line)
+        path = self.c.beginPath()
+        steps = max(8, int(abs(extent) / 3))
+        outer = [(cx + r_out * math.cos(math.radians(start + extent * i / steps)),
+                  cy - r_out * math.sin(math.radians(start + extent * i / steps))) for i in range(steps + 1)]
+        inner = [(cx + r_in * math.cos(math.radians(start + extent * i / steps)),
+                  cy - r_in * math.sin(math.radians(start + extent * i / steps))) for i in range(steps, -1, -1)]
+        path.moveTo(*self.xy(*outer[0]))
+        for p in outer[1:] + inner:
+            path.lineTo(*self.xy(*p))
+        path.close()
+        self.c.drawPath(path, stroke=s, fill=f)
+
+    # --- icons and text -----------------------------------------------------------------
+    def icon(self, emoji: str, x: float, y: float, size: float, rotate: float = 0):
+        path = self.assets.icon(emoji)
+        if path is None:
+            raise GlyphError(f"no icon for {emoji!r}")
+        drawing = _drawings.get(path)
+        if drawing is None:
+            from svglib.svglib import svg2rlg
+            logging.getLogger("svglib").setLevel(logging.ERROR)
+            drawing = _drawings[path] = svg2rlg(str(path))
+        scale = size * PT / max(drawing.width, drawing.height)
+        px, py = self.xy(x, y + size)
+        self.c.saveState()
+        self.c.translate(px, py)
+        if rotate:  # about the icon's centre
+            half = size * PT / 2
+            self.c.translate(half, half)
+            self.c.rotate(-rotate)
+            self.c.translate(-half, -half)
+        self.c.scale(scale, scale)
+        renderPDF.draw(drawing, self.c, 0, 0)
+        self.c.restoreState()
+
+    def runs(self, text: str, bold: bool) -> list[tuple[str, str]]:
+        """(font name, text) and ("icon", emoji) runs, each character in the first font that has it."""
+        out: list[tuple[str, str]] = []
+        text = NEGATIVE.sub("\u2212", text)   # a negative number takes a real minus sign
+        for kind, run in self.assets.split(text):
+            if kind == "icon":
+                out.append(("icon", run))
+                continue
+            for char in run:
+                if char in "\u200d\ufe0f":
+                    continue
+                family = self.assets.font_for(char)
+                if family is None:
+                    raise GlyphError(f"character {describe_char(char)} is in no bundled font")
+                name = self._font_name(family, bold)
+                if out and out[-1][0] == name:
+                    out[-1] = (name, out[-1][1] + char)
+                else:
+                    out.append((name, char))
+        return out
+
+    def _font_name(self, family: str, bold: bool) -> str:
+        weights = [f for f in self.assets.fonts if f.family == family]
+        wanted = 700 if bold else 400
+        return min(weights, key=lambda f: abs(f.weight - wanted)).name
+
+    def width(self, runs, size: float) -> float:
+        """Width in mm of runs at a font size in points."""
+        total = 0.0
+        for name, text in runs:
+            total += size if name == "icon" else pdfmetrics.stringWidth(text, name, size)
+        return total / PT
+
+    def wrap(self, text: str, size: float, bold: bool, width: float | None) -> list[list[tuple[str, str]]]:
+        lines = []
+        for paragraph in str(text).split("\n"):
+            runs = self.runs(paragraph, bold)
+            if width is None or self.width(runs, size) <= width:
+                lines.append(runs)
+                continue
+            lines.extend(self._break(runs, size, width))
+        return lines
+
+    def _break(self, runs, size, width):
+        """Greedy line breaking: anywhere between CJK characters, at spaces in Latin text."""
+        tokens = []
+        for name, text in runs:
+            if name == "icon":
+                tokens.append((name, text))
+            else:
+                tokens.extend((name, t) for t in re.findall(r"[A-Za-z0-9.,%+\-−×()]+ ?|.", text))
+        lines, current = [], []
+        for token in tokens:
+            trial = current + [token]
+            if current and self.width(trial, size) > width:
+                lines.append(current)
+                current = [token] if token[1].strip() else []
+            else:
+                current = trial
+        if current:
+            lines.append(current)
+        return [_merge(line) for line in lines]
+
+    def text(self, text: str, x: float, y: float, size: float = 9, bold: bool = False,
+             fill: str = "#222222", align: str = "left", width: float | None = None,
+             rotate: float = 0) -> float:
+        """Draw text whose first line's top is at y; return the height used (mm)."""
+        lines = self.wrap(text, size, bold, width)
+        step = size * LINE / PT
+        if rotate:
+            self.c.saveState()
+            px, py = self.xy(x, y)
+            self.c.translate(px, py)
+            self.c.rotate(-rotate)
+            pen = Pen(self.c, self.assets, 0)  # y still grows downwards from the new origin
+            for i, runs in enumerate(lines):
+                pen._draw_line(runs, 0, i * step, size, fill, align, width)
+            self.c.restoreState()
+            return step * len(lines)
+        for i, runs in enumerate(lines):
+            self._draw_line(runs, x, y + i * step, size, fill, align, width)
+        return step * len(lines)
+
+    def _draw_line(self, runs, x, y, size, fill, align, width):
+        line_width = self.width(runs, size)
+        if align == "centre":
+            x -= line_width / 2 if width is None else (line_width - width) / 2
+        elif align == "right":
+            x -= line_width if width is None else line_width - width
+        baseline = y + size * ASCENT / PT
+        self.c.setFillColor(colour(fill))
+        cursor = x
+        for name, text in runs:
+            if name == "icon":
+                self.icon(text, cursor, y + size * 0.06 / PT, size / PT)
+                cursor += size / PT
+                continue
+            self.c.setFont(name, size)
+            px, py = self.xy(cursor, baseline)
+            self.c.drawString(px, py, text)
+            cursor += pdfmetrics.stringWidth(text, name, size) / PT
+
+
+def _merge(runs):
+    out = []
+    for name, text in runs:
+        if out and out[-1][0] == name and name != "icon":
+            out[-1] = (name, out[-1][1] + text)
+        else:
+            out.append((name, text))
+    return out

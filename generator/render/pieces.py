@@ -1,0 +1,345 @@
+"""Boards, maps, tracks and tokens: pieces.yaml elements drawn with reportlab.
+
+A piece is a list of elements (rect, text, icon, line, track, stations, table, ring,
+cells, pattern) in millimetres from the piece's top-left corner. Any value may be a
+{{ expression }} over game, derived, decks, pack, player and copy; the numbers a
+board prints therefore come from the rules module, like the cards'.
+"""
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from reportlab.pdfgen.canvas import Canvas
+
+from generator.assets import Assets
+from generator.errors import PnpError, Problem
+from generator.expr import ExprError, evaluate, evaluate_deep
+from generator.game import Game
+from generator.impose import PT
+from generator.layout import PieceSheet
+from generator.render.pen import GlyphError, Pen, register_fonts
+from generator.schema import PieceSpec, PlayerColour
+from generator.yamlsrc import line_at
+
+
+@dataclass(frozen=True)
+class PieceCopy:
+    """One printed copy of a piece (side 'front' or 'back' of a two-sided one)."""
+    piece: PieceSpec
+    copy: int                       # 1-based
+    player: PlayerColour | None
+    side: str = "front"
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return self.piece.size.width, self.piece.size.height
+
+
+class DrawError(ValueError):
+    pass
+
+
+class PieceDrawer:
+    def __init__(self, assets: Assets, game: Game):
+        self.assets, self.game = assets, game
+        register_fonts(assets)
+        self.file = f"cards/{game.id}/{game.spec.pieces}"
+
+    def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
+        """All sheets as one PDF, a page each (sized to the sheet)."""
+        buffer = io.BytesIO()
+        canvas = Canvas(buffer, invariant=1, pageCompression=1)
+        for sheet in sheets:
+            canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
+            for placement in sheet.placements:
+                item: PieceCopy = placement.item
+                pen = Pen(canvas, self.assets, sheet.page[1], (placement.rect.x, placement.rect.y))
+                self.draw_piece(pen, item, {**context, "pack": pack})
+            canvas.showPage()
+        canvas.save()
+        return buffer.getvalue()
+
+    def draw_piece(self, pen: Pen, item: PieceCopy, context: dict) -> None:
+        piece = item.piece
+        w, h = item.size
+        ctx = {**context, "player": item.player, "copy": item.copy, "piece": piece}
+        elements = piece.elements if item.side == "front" else (piece.back or [])
+        key = "elements" if item.side == "front" else "back"
+        if piece.shape == "circle":
+            pen.circle(w / 2, h / 2, min(w, h) / 2, fill=piece.background)
+        else:
+            pen.rect(0, 0, w, h, fill=piece.background)
+        for index, element in enumerate(elements):
+            try:
+                if element.when is not None and not evaluate(element.when, ctx):
+                    continue
+                DRAW[element.type](pen, element, ctx)
+            except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
+                raise PnpError(Problem(self.file, self._line(piece, key, index),
+                                       f"piece {piece.id}: {element.type}: {exc}")) from None
+        self._cut_line(pen, piece, w, h)
+
+    def _cut_line(self, pen: Pen, piece: PieceSpec, w: float, h: float) -> None:
+        """A thin outline to cut along, and a dashed fold line where the piece folds."""
+        if piece.shape == "circle":
+            pen.circle(w / 2, h / 2, min(w, h) / 2, stroke="#666666", line=0.4)
+        else:
+            pen.rect(0, 0, w, h, stroke="#666666", line=0.4)
+        if piece.fold == "horizontal":
+            pen.line([(0, h / 2), (w, h / 2)], stroke="#888888", line=0.4, dash=True)
+
+    def _line(self, piece: PieceSpec, key: str, index: int) -> int | None:
+        raw = self.game.files.get(self.file)
+        if raw is None:
+            return None
+        for position, entry in enumerate(raw["pieces"]):
+            if entry.get("id") == piece.id:
+                return line_at(raw, ("pieces", position, key, index))[1]
+        return None
+
+
+# --- the primitives -------------------------------------------------------------------------
+
+def _v(value: Any, ctx: dict) -> Any:
+    return evaluate_deep(value, ctx)
+
+
+def _n(value: Any, ctx: dict, what: str = "value") -> float:
+    result = evaluate(value, ctx)
+    if isinstance(result, bool) or not isinstance(result, (int, float)):
+        try:
+            return float(result)
+        except (TypeError, ValueError):
+            raise DrawError(f"{what}: expected a number, got {result!r}") from None
+    return float(result)
+
+
+def _i(value: Any, ctx: dict, what: str = "value") -> int:
+    number = _n(value, ctx, what)
+    if not float(number).is_integer():
+        raise DrawError(f"{what}: expected a whole number, got {number}")
+    return int(number)
+
+
+def _s(value: Any, ctx: dict) -> str:
+    result = evaluate(value, ctx)
+    return "" if result is None else str(result)
+
+
+def draw_rect(pen: Pen, el, ctx):
+    pen.rect(_n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx, "w"), _n(el.h, ctx, "h"),
+             fill=_s(el.fill, ctx), stroke=_s(el.stroke, ctx), line=el.line, radius=_n(el.radius, ctx), dash=el.dash)
+
+
+def draw_line(pen: Pen, el, ctx):
+    points = [(_n(p[0], ctx), _n(p[1], ctx)) for p in _v(el.points, ctx)]
+    pen.at(_n(el.x, ctx), _n(el.y, ctx)).line(points, stroke=_s(el.stroke, ctx), line=el.line, dash=el.dash)
+    if el.arrow and len(points) >= 2:
+        (x1, y1), (x2, y2) = points[-2], points[-1]
+        angle = math.atan2(y2 - y1, x2 - x1)
+        size = 2.2
+        left = (x2 - size * math.cos(angle - 0.45), y2 - size * math.sin(angle - 0.45))
+        right = (x2 - size * math.cos(angle + 0.45), y2 - size * math.sin(angle + 0.45))
+        pen.at(_n(el.x, ctx), _n(el.y, ctx)).line([left, (x2, y2), right], stroke=_s(el.stroke, ctx), line=el.line)
+
+
+def draw_text(pen: Pen, el, ctx):
+    width = _n(el.w, ctx) if el.w is not None else None
+    pen.text(_s(el.text, ctx), _n(el.x, ctx), _n(el.y, ctx), size=_n(el.size, ctx), bold=el.bold,
+             fill=_s(el.colour, ctx), align=el.align, width=width, rotate=_n(el.rotate, ctx))
+
+
+def draw_icon(pen: Pen, el, ctx):
+    size = _n(el.size, ctx)
+    pen.icon(_s(el.icon, ctx), _n(el.x, ctx), _n(el.y, ctx), size, rotate=_n(el.rotate, ctx))
+
+
+def draw_track(pen: Pen, el, ctx):
+    """Numbered cells from `from` to `to`, per_row a row; marked cells filled and labelled."""
+    x0, y0 = _n(el.x, ctx), _n(el.y, ctx)
+    start, end = _i(el.start, ctx, "from"), _i(el.end, ctx, "to")
+    if end < start:
+        raise DrawError(f"from {start} is above to {end}")
+    cell, row_h, gap = _n(el.cell, ctx), _n(el.row_height, ctx), _n(el.row_gap, ctx)
+    text_size = _n(el.text_size, ctx)
+    stroke = _s(el.colour, ctx)
+    marks = {}
+    for mark in el.marks:
+        if mark.when is not None and not evaluate(mark.when, ctx):
+            continue
+        marks.setdefault(_i(mark.value, ctx, "mark value"), []).append(mark)
+    label_rows: dict[int, int] = {}
+    for value in range(start, end + 1):
+        index = value - start
+        row, col = divmod(index, el.per_row)
+        x, y = x0 + col * cell, y0 + row * (row_h + gap)
+        fill = "#ffffff" if value >= 0 else _s(el.negative_fill, ctx)
+        here = marks.get(value, [])
+        for mark in here:
+            if mark.fill:
+                fill = _s(mark.fill, ctx)
+        pen.rect(x, y, cell, row_h, fill=fill, stroke=stroke, line=0.5)
+        icon = min(row_h * 0.42, cell * 0.42)
+        icons = [m for m in here if m.icon]
+        text_w = cell - (icon + 0.4) * len(icons)
+        pen.text(str(value), x, y + (row_h - text_size / PT * 1.1) / 2, size=text_size, fill="#333333",
+                 align="centre", width=text_w)
+        for number, mark in enumerate(icons):
+            pen.icon(_s(mark.icon, ctx), x + cell - (icon + 0.4) * (number + 1), y + 0.4, icon)
+        for mark in (m for m in here if m.label):
+            # a label under its cell; one close to the previous label drops a line to stay clear
+            line = 1 if label_rows.get(index - 1) == 0 or label_rows.get(index - 2) == 0 else 0
+            label_rows[index] = line
+            size = max(text_size - 2, 5)
+            pen.text(_s(mark.label, ctx), x - cell, y + row_h + 0.4 + line * size * 1.3 / PT, size=size,
+                     fill="#333333", align="centre", width=3 * cell)
+
+
+def draw_stations(pen: Pen, el, ctx):
+    items = _v(el.items, ctx)
+    if not isinstance(items, (list, tuple)) or not items:
+        raise DrawError(f"items must be a non-empty list, got {items!r}")
+    x0, y0, w, h = _n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx, "w"), _n(el.h, ctx, "h")
+    rows = el.rows
+    cols = math.ceil(len(items) / rows)
+    r = _n(el.radius, ctx)
+    centres = []
+    for index in range(len(items)):
+        row, col = divmod(index, cols)
+        if row % 2:                          # snake: every other row runs back
+            col = cols - 1 - col
+        cx = x0 + (col + 0.5) * w / cols
+        cy = y0 + row * h / rows + r + 2
+        centres.append((cx, cy))
+    path = [centres[0]]
+    for (ax, ay), (bx, by) in zip(centres, centres[1:]):
+        if abs(ay - by) > 1e-6:          # a row change runs down the outside of the two stations
+            side = r + 6 if ax >= x0 + w / 2 else -(r + 6)
+            path += [(ax + side, ay), (bx + side, by)]
+        path.append((bx, by))
+    pen.line(path, stroke=_s(el.path_colour, ctx), line=5, dash=False)
+    pen.line(path, stroke="#ffffff", line=1.2, dash=True)
+    size = _n(el.text_size, ctx)
+    for index, (item, (cx, cy)) in enumerate(zip(items, centres)):
+        local = {**ctx, "item": item, "index": index}
+        pen.circle(cx, cy, r, fill=_s(el.fill, ctx), stroke=_s(el.stroke, ctx), line=1.2)
+        pen.icon(_s(el.icon, local), cx - r * 0.62, cy - r * 0.62, r * 1.24)
+        top = cy + r + 1.5
+        top += pen.text(_s(el.title, local), cx - w / cols / 2, top, size=size * 1.25, bold=True,
+                        align="centre", width=w / cols)
+        for number, line in enumerate(el.lines):
+            strong = number in el.strong
+            top += pen.text(_s(line, local), cx - w / cols / 2, top, size=size * (1.15 if strong else 1),
+                            bold=strong, align="centre", width=w / cols)
+
+
+def draw_table(pen: Pen, el, ctx):
+    x0, y0 = _n(el.x, ctx), _n(el.y, ctx)
+    widths = [_n(c, ctx, "column width") for c in el.columns]
+    row_h = _n(el.row_height, ctx)
+    size = _n(el.text_size, ctx)
+    rows = _v(el.rows, ctx)
+    if isinstance(rows, int):
+        rows = [[""] * len(widths) for _ in range(rows)]
+    header = [_s(h, ctx) for h in el.header] if el.header else None
+    all_rows = ([header] if header else []) + [[_s(c, ctx) for c in row] for row in rows]
+    y = y0
+    highlight = set(el.highlight_rows)
+    for number, row in enumerate(all_rows):
+        is_header = header is not None and number == 0
+        data_index = number - (1 if header else 0)
+        x = x0
+        for width, value in zip(widths, row):
+            fill = _s(el.header_fill, ctx) if is_header else (
+                _s(el.highlight_fill, ctx) if data_index in highlight else "#ffffff")
+            pen.rect(x, y, width, row_h, fill=fill, stroke=_s(el.stroke, ctx), line=0.4)
+            if value:
+                pen.text(value, x + 0.8, y + (row_h - size / PT * 1.15) / 2, size=size, bold=is_header,
+                         align="centre", width=width - 1.6)
+            x += width
+        y += row_h
+
+
+def draw_ring(pen: Pen, el, ctx):
+    cx, cy, r_out, r_in = (_n(v, ctx) for v in (el.cx, el.cy, el.outer, el.inner))
+    cells = _v(el.cells, ctx)
+    labels = [str(c) for c in cells] if isinstance(cells, (list, tuple)) else [""] * int(cells)
+    icons = _v(el.icons, ctx) if el.icons is not None else [None] * len(labels)
+    count = len(labels)
+    step = 360 / count
+    start = _n(el.start_angle, ctx)
+    size = _n(el.text_size, ctx)
+    for index, label in enumerate(labels):
+        centre_angle = start - index * step if el.clockwise else start + index * step
+        fill = _s(el.highlight_fill, ctx) if index in el.highlight else _s(el.fill, ctx)
+        pen.wedge(cx, cy, r_out, r_in, centre_angle - step / 2, step, fill=fill, stroke=_s(el.stroke, ctx), line=0.8)
+        mid = (r_out + r_in) / 2
+        tx = cx + mid * math.cos(math.radians(centre_angle))
+        ty = cy - mid * math.sin(math.radians(centre_angle))
+        icon = icons[index] if index < len(icons) else None
+        band = r_out - r_in
+        if icon:
+            isize = min(band * 0.45, 2 * math.pi * mid / count * 0.45)
+            pen.icon(str(icon), tx - isize / 2, ty - isize * 0.95, isize)
+            pen.text(label, tx - band, ty + isize * 0.1, size=size, align="centre", width=2 * band)
+        else:
+            pen.text(label, tx - band, ty - size / PT * 0.6, size=size, align="centre", width=2 * band)
+
+
+def draw_cells(pen: Pen, el, ctx):
+    count = _i(el.count, ctx, "count")
+    cell = _n(el.cell, ctx)
+    labels = _v(el.labels, ctx) if el.labels is not None else []
+    x0, y0 = _n(el.x, ctx), _n(el.y, ctx)
+    for index in range(count):
+        row, col = divmod(index, el.per_row)
+        x, y = x0 + col * cell, y0 + row * cell
+        pen.rect(x, y, cell, cell, fill="#ffffff", stroke=_s(el.stroke, ctx), line=0.5)
+        if index < len(labels) and labels[index] not in (None, ""):
+            pen.text(str(labels[index]), x, y + 0.6, size=_n(el.text_size, ctx), fill="#777777",
+                     align="centre", width=cell)
+
+
+def draw_pattern(pen: Pen, el, ctx):
+    """The player patterns (stripes, dots …) as light strokes over an area."""
+    kind = _s(el.pattern, ctx)
+    x0, y0, w, h = _n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx), _n(el.h, ctx)
+    c = pen.c
+    c.saveState()
+    clip = c.beginPath()
+    px, py = pen.xy(x0, y0 + h)
+    clip.rect(px, py, w * PT, h * PT)
+    c.clipPath(clip, stroke=0, fill=0)
+    c.setStrokeAlpha(el.opacity)
+    c.setFillAlpha(el.opacity)
+    colour = _s(el.colour, ctx)
+    step = 3.4
+    if kind in ("stripes", "zigzag", "diamonds", "checks"):
+        n = int((w + h) / step) + 2
+        for i in range(n):
+            d = i * step
+            if kind in ("stripes", "diamonds", "checks"):
+                pen.line([(x0 + d, y0), (x0 + d - h, y0 + h)], stroke=colour, line=2.2)
+            if kind in ("diamonds", "checks"):
+                pen.line([(x0 + d - h, y0), (x0 + d, y0 + h)], stroke=colour, line=2.2)
+        if kind == "zigzag":
+            for j in range(int(h / step) + 1):
+                pts = [(x0 + i * step / 2, y0 + j * step + (step / 2 if i % 2 else 0)) for i in range(int(2 * w / step) + 2)]
+                pen.line(pts, stroke=colour, line=1.6)
+    elif kind == "dots":
+        for i in range(int(w / 3) + 1):
+            for j in range(int(h / 3) + 1):
+                pen.circle(x0 + 1.5 + i * 3, y0 + 1.5 + j * 3, 0.6, fill=colour)
+    elif kind == "waves":
+        for j in range(int(h / 3) + 1):
+            pts = [(x0 + i * 0.5, y0 + 1.5 + j * 3 + 0.8 * math.sin(i * 0.5 * 2 * math.pi / 6)) for i in range(int(w / 0.5) + 2)]
+            pen.line(pts, stroke=colour, line=1.4)
+    c.restoreState()
+
+
+DRAW = {"rect": draw_rect, "line": draw_line, "text": draw_text, "icon": draw_icon, "track": draw_track,
+        "stations": draw_stations, "table": draw_table, "ring": draw_ring, "cells": draw_cells,
+        "pattern": draw_pattern}

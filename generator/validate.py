@@ -1,0 +1,217 @@
+"""The validator: everything that must hold before a kit is printed.
+
+`pnp validate` runs it; `pnp build` runs it first and refuses to print on any error.
+Checks, in order: the rules module derives its numbers, the rules' own invariants,
+each pack's composition against the declared counts, templates and icons exist,
+every character of every card can be printed, and the seed's stated claims against
+the computed values (a recorded contradiction is a note, an unexpected one an error).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from generator.assets import Assets, describe_char
+from generator.errors import Problem
+from generator.expr import ExprError, evaluate
+from generator.game import Game
+from generator.load import rules_line
+from generator.markup import PLACEHOLDER, TextError, fill_placeholders, plain_text
+from generator.project import Project
+from generator.yamlsrc import line_at
+
+
+def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
+    problems = derive(project, game)
+    if problems:
+        return problems
+    problems += rules_checks(project, game)
+    problems += pack_checks(project, game)
+    problems += template_checks(project, game)
+    problems += text_checks(game, assets)
+    problems += claim_checks(game)
+    return problems
+
+
+def context(game: Game, **extra: Any) -> dict:
+    return {"game": game, "derived": game.derived, "decks": {d: deck.cards for d, deck in game.decks.items()},
+            **extra}
+
+
+def derive(project: Project, game: Game) -> list[Problem]:
+    path = game.folder / game.spec.rules
+    try:
+        derived = game.rules.derive(game)
+    except Exception as exc:  # the designer's code: say where, not a traceback
+        return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
+    if not isinstance(derived, dict):
+        return [Problem(project.display(path), None, "derive() must return a dict of named values")]
+    game.derived = derived
+    return []
+
+
+def rules_checks(project: Project, game: Game) -> list[Problem]:
+    check = getattr(game.rules, "check", None)
+    if check is None:
+        return []
+    path = game.folder / game.spec.rules
+    try:
+        found = list(check(game, game.derived) or [])
+    except Exception as exc:
+        return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
+    return [f if isinstance(f, Problem) else Problem(project.display(path), None, f"rules check: {f}")
+            for f in found]
+
+
+def pack_checks(project: Project, game: Game) -> list[Problem]:
+    problems = []
+    game_file = f"cards/{game.id}/game.yaml"
+    raw = game.files[game_file]
+    game.piece_counts = {}
+    for index, pack in enumerate(game.packs):
+        where = ("packs", index)
+        for deck_id, entry in pack.decks.items():
+            _, line = line_at(raw, where + ("decks", deck_id))
+            if deck_id not in game.decks:
+                problems.append(Problem(game_file, line, f"{pack.players}-player pack: no deck '{deck_id}'",
+                                        f"decks: {', '.join(game.decks)}"))
+                continue
+            deck = game.decks[deck_id]
+            for field in entry.where:
+                if field not in deck.spec.fields:
+                    problems.append(Problem(game_file, line, f"{pack.players}-player pack: deck '{deck_id}' "
+                                            f"has no field '{field}' to select by"))
+            held = sum(copies for _, copies in game.pack_cards(pack, deck_id))
+            if held != entry.count:
+                problems.append(Problem(game_file, line, f"{pack.players}-player pack: deck '{deck_id}' holds "
+                                        f"{held} cards, the pack declares {entry.count}"))
+        counts = {}
+        for piece_id, count in pack.pieces.items():
+            _, line = line_at(raw, where + ("pieces", piece_id))
+            if piece_id not in game.pieces:
+                problems.append(Problem(game_file, line, f"{pack.players}-player pack: no piece '{piece_id}'",
+                                        f"pieces: {', '.join(game.pieces)}"))
+                continue
+            try:
+                value = evaluate(count, context(game, pack=pack))
+            except ExprError as exc:
+                problems.append(Problem(game_file, line, f"{pack.players}-player pack: {piece_id}: {exc}"))
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                problems.append(Problem(game_file, line, f"{pack.players}-player pack: {piece_id}: count "
+                                        f"must be a whole number, got {value!r}"))
+                continue
+            piece = game.pieces[piece_id]
+            if piece.per_player and value > len(game.spec.player_colours):
+                problems.append(Problem(game_file, line, f"{pack.players}-player pack: {value} × {piece_id} "
+                                        f"but only {len(game.spec.player_colours)} player colours"))
+            counts[piece_id] = value
+        game.piece_counts[pack.players] = counts
+    return problems
+
+
+def template_checks(project: Project, game: Game) -> list[Problem]:
+    problems = []
+    wanted = [(f"cards/{game.id}/game.yaml", "css", css) for css in game.spec.css]
+    for deck in game.decks.values():
+        wanted += [(deck.file, "face", deck.spec.face)]
+        wanted += [(deck.file, "back", deck.spec.back)] if deck.spec.back else []
+        wanted += [(deck.file, "css", css) for css in deck.spec.css]
+    for file, key, name in wanted:
+        path = (project.templates / name).resolve()
+        if not path.is_relative_to(project.templates) or not path.is_file():
+            _, line = line_at(game.files[file], ("deck", key)) if file in game.files else (file, None)
+            problems.append(Problem(file, line, f"template '{name}' not found under templates/"))
+    return problems
+
+
+def text_checks(game: Game, assets: Assets) -> list[Problem]:
+    problems = []
+    colour_symbols = [(f"cards/{game.id}/game.yaml", c.symbol) for c in game.spec.player_colours]
+    for file, symbol in colour_symbols:
+        if not assets.icon(symbol):
+            problems.append(Problem(file, None, f"player symbol {symbol!r} has no icon in icons/"))
+    for deck in game.decks.values():
+        for card in deck.cards:
+            for name, field in deck.spec.fields.items():
+                value = card.fields.get(name)
+                if value is None:
+                    continue
+                line = game.files[deck.file]["cards"][card.index].line_of(name)
+                problems += _field_text_problems(card, name, field.type, value, assets, deck.file, line)
+    return problems
+
+
+def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Problem]:
+    where = f"card '{card.id}': {name}"
+    if kind == "icon":
+        if not assets.icon(value):
+            return [Problem(file, line, f"{where}: no icon for {value!r} in icons/twemoji",
+                            "use an emoji that has a Twemoji SVG, or add its SVG")]
+        return []
+    if kind not in ("text", "rich"):
+        return []
+    problems = []
+    if kind == "rich":
+        try:
+            fill_placeholders(value, card.fields)
+        except TextError as exc:
+            names = PLACEHOLDER.findall(value)
+            problems.append(Problem(file, line, f"{where}: {exc}", f"placeholders found: {names}"))
+    for char in assets.missing(plain_text(value, card.fields)):
+        problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
+                                "font and has no icon", "replace it, or add it to the font subset "
+                                "(tools/build_assets.py)"))
+    return problems
+
+
+def claim_checks(game: Game) -> list[Problem]:
+    problems = []
+    file = f"cards/{game.id}/{game.spec.claims}"
+    raw = game.files.get(file)
+    for index, claim in enumerate(game.claims):
+        _, line = line_at(raw, ("claims", index)) if raw is not None else (file, None)
+        try:
+            computed = evaluate(claim.computed, context(game))
+        except ExprError as exc:
+            problems.append(Problem(file, line, f"claim {claim.id}: cannot compute: {exc}"))
+            continue
+        holds = same(claim.claimed, computed, claim.tolerance)
+        said = f"claim {claim.id} ({claim.source}): the seed says {show(claim.claimed)}, the rules give {show(computed)}"
+        if holds and claim.holds:
+            continue
+        if not holds and not claim.holds:
+            problems.append(Problem(file, line, f"{said}; resolved: {claim.resolution}", note=True))
+        elif holds:
+            problems.append(Problem(file, line, f"claim {claim.id} now holds ({show(computed)}) but is "
+                                    "recorded as a contradiction", "set holds: true and update the docs"))
+        else:
+            problems.append(Problem(file, line, said, "fix the rules or data, or record the contradiction "
+                                    "with holds: false and a resolution"))
+    return problems
+
+
+def same(claimed: Any, computed: Any, tolerance: float = 0) -> bool:
+    if isinstance(claimed, dict) and isinstance(computed, dict):
+        return set(map(str, claimed)) == set(map(str, computed)) and all(
+            same(v, _get(computed, k), tolerance) for k, v in claimed.items())
+    if isinstance(claimed, (list, tuple)) and isinstance(computed, (list, tuple)):
+        return len(claimed) == len(computed) and all(same(a, b, tolerance) for a, b in zip(claimed, computed))
+    if isinstance(claimed, bool) or isinstance(computed, bool):
+        return claimed == computed
+    if isinstance(claimed, (int, float)) and isinstance(computed, (int, float)):
+        return abs(claimed - computed) <= tolerance
+    return claimed == computed
+
+
+def _get(mapping: dict, key: Any) -> Any:
+    if key in mapping:
+        return mapping[key]
+    return next(v for k, v in mapping.items() if str(k) == str(key))
+
+
+def show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    return str(value)

@@ -1,0 +1,131 @@
+"""YAML that remembers where each value came from.
+
+Mappings load as `LocDict` and sequences as `LocList`; both know their file and the
+line of each key or item, so a later check can say `oaths.yaml:41: ...` about any
+value. Duplicate keys and tabs, which PyYAML accepts or reports cryptically, become
+plain problems.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.errors import PnpError, Problem
+
+MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
+
+
+class LocDict(dict):
+    file: str = ""
+    line: int = 0
+    key_lines: dict
+
+    def line_of(self, key: Any) -> int:
+        return self.key_lines.get(key, self.line)
+
+
+class LocList(list):
+    file: str = ""
+    line: int = 0
+    item_lines: list
+
+    def line_of(self, index: int) -> int:
+        return self.item_lines[index] if 0 <= index < len(self.item_lines) else self.line
+
+
+def _loader_for(display: str):
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader, node, deep=False):
+        loader.flatten_mapping(node)
+        result = LocDict()
+        result.file, result.line, result.key_lines = display, node.start_mark.line + 1, {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                raise _Located(key_node, "a key must be a plain word or number")
+            if key in result:
+                raise _Located(key_node, f"duplicate key '{key}'", "each key may appear once in a mapping")
+            result[key] = loader.construct_object(value_node, deep=True)
+            result.key_lines[key] = key_node.start_mark.line + 1
+        return result
+
+    def construct_sequence(loader, node, deep=False):
+        result = LocList(loader.construct_object(child, deep=True) for child in node.value)
+        result.file, result.line = display, node.start_mark.line + 1
+        result.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return result
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, construct_sequence)
+    return Loader
+
+
+class _Located(Exception):
+    def __init__(self, node, message, hint=None):
+        self.line, self.message, self.hint = node.start_mark.line + 1, message, hint
+
+
+def load_yaml(path: Path, display: str) -> Any:
+    """Parse one YAML file; raise PnpError with a one-line, located problem."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PnpError(Problem(display, None, "file not found")) from None
+    except OSError as exc:
+        raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise PnpError(Problem(display, None, f"file is {len(raw) // 1024} KB; the limit is "
+                               f"{MAX_YAML_BYTES // 1000} KB", "split it or remove pasted data"))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
+    tab_line = _leading_tab_line(text)
+    if tab_line:
+        raise PnpError(Problem(display, tab_line, "tab character in indentation",
+                               "YAML indents with spaces only"))
+    try:
+        data = yaml.load(text, Loader=_loader_for(display))  # noqa: S506 - SafeLoader subclass
+    except _Located as exc:
+        raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        what = (exc.problem or exc.context or "invalid YAML").strip()
+        raise PnpError(Problem(display, line, f"invalid YAML: {what}")) from None
+    except yaml.YAMLError as exc:
+        raise PnpError(Problem(display, None, f"invalid YAML: {exc}")) from None
+    if data is None:
+        raise PnpError(Problem(display, 1, "file is empty"))
+    return data
+
+
+def _leading_tab_line(text: str) -> int | None:
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip(" ")
+        if stripped.startswith("\t"):
+            return number
+    return None
+
+
+def line_at(container: Any, path: tuple) -> tuple[str, int | None]:
+    """File and the most precise line known for a path of keys/indexes into loaded data."""
+    file = getattr(container, "file", "")
+    line = getattr(container, "line", None)
+    node = container
+    for step in path:
+        if isinstance(node, LocDict) and step in node:
+            line = node.line_of(step)
+            node = node[step]
+        elif isinstance(node, LocList) and isinstance(step, int) and 0 <= step < len(node):
+            line = node.line_of(step)
+            node = node[step]
+        else:
+            break
+        file = getattr(node, "file", file) or file
+    return file, line

@@ -169,7 +169,7 @@ def claim_checks(game: Game) -> list[Problem]:
     file = f"cards/{game.id}/{game.spec.claims}"
     raw = game.files.get(file)
     for index, claim in enumerate(game.claims):
-        _, line = line_at(raw, ("claims", index)) if raw is not None else (file, None)
+        _, line = line_at(raw, ("claims", index, "claimed")) if raw is not None else (file, None)
         try:
             computed = evaluate(claim.computed, context(game))
         except ExprError as exc:

@@ -287,9 +287,11 @@ def replay(example: dict, trials: list[dict], params: Params = STANDARD) -> dict
     names = [p["name"] for p in example["players"]]
     knights = [Knight() for _ in names]
     stability = params.stability_for(len(names))
-    history = []
+    history, awake_before_last = [], []
     for t, (trial, hearts) in enumerate(zip(trials, example["hearts"])):
         faces = [example["cards"][t]] * len(names)
+        if t == len(trials) - 1:
+            awake_before_last = [n for n, k in zip(names, knights) if k.awakened]
         result = resolve_trial(knights, faces, list(hearts), trial["multiplier"], params)
         stability -= result.stability_loss
         history.append(dict(threat=result.threat, power=result.power, success=result.success,
@@ -303,6 +305,7 @@ def replay(example: dict, trials: list[dict], params: Params = STANDARD) -> dict
         "scores": {name: s.total for name, s in scores.items()},
         "sacrifice": {name: s.sacrifice for name, s in scores.items()},
         "heart_plus_purity": {name: k.heart + k.purity for name, k in zip(names, knights)},
+        "awakened_before_last": awake_before_last,
     }
 
 

@@ -51,7 +51,7 @@ class PieceDrawer:
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet)."""
         buffer = io.BytesIO()
-        canvas = Canvas(buffer, invariant=1, pageCompression=1)
+        canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=self.assets.fonts[0].name)
         for sheet in sheets:
             canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
             for placement in sheet.placements:

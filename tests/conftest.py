@@ -1,0 +1,70 @@
+"""Shared fixtures: throw-away project folders and one real build of each game.
+
+A test project copies cards/ and templates/ (so a test may break them) and links the
+large fonts/ and icons/ folders. Builds go to the test project's own build/.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pikepdf
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_project(target: Path, games: list[str] | None = None) -> Path:
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "cards").mkdir(exist_ok=True)
+    for game in games if games is not None else [p.name for p in (ROOT / "cards").iterdir() if p.is_dir()]:
+        shutil.copytree(ROOT / "cards" / game, target / "cards" / game)
+    shutil.copytree(ROOT / "templates", target / "templates")
+    for shared in ("fonts", "icons"):
+        (target / shared).symlink_to(ROOT / shared)
+    return target
+
+
+def pnp(project: Path, *args: str):
+    """Run the CLI in-process; returns click's Result (exit_code, output, stderr)."""
+    return CliRunner().invoke(main, ["--project", str(project), *args], catch_exceptions=False)
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+@pytest.fixture
+def cephiro(tmp_path) -> Path:
+    return make_project(tmp_path / "project", ["cephiro-pillar"])
+
+
+class Built:
+    """The packs of one game, built once per test session."""
+
+    def __init__(self, project: Path, game: str):
+        self.project, self.game = project, game
+        self.folder = project / "build" / game
+
+    def pdf(self, players: int, paper: str) -> pikepdf.Pdf:
+        return pikepdf.open(self.folder / f"{self.game}-{players}p-{paper}.pdf")
+
+    def manifest(self, players: int, paper: str) -> dict:
+        return json.loads((self.folder / f"{self.game}-{players}p-{paper}.json").read_text(encoding="utf-8"))
+
+
+def built_game(tmp_path_factory, game: str) -> Built:
+    project = make_project(tmp_path_factory.mktemp(game), [game])
+    result = pnp(project, "build", game)
+    assert result.exit_code == 0, result.output
+    return Built(project, game)
+
+
+@pytest.fixture(scope="session")
+def cephiro_built(tmp_path_factory) -> Built:
+    return built_game(tmp_path_factory, "cephiro-pillar")

@@ -73,6 +73,7 @@ class Game:
     rules: ModuleType | None
     files: dict[str, Any] = field(default_factory=dict)  # display name -> loaded YAML (for lines)
     data: dict[str, Any] = field(default_factory=dict)   # the game's extra data files, by file name
+    tables: dict[str, list[Card]] = field(default_factory=dict)  # typed rows, by table id
     derived: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -18,6 +18,7 @@ MARK_ROOM = 10.0        # mm the grid would like outside its trim: bleed + gap +
 MARK_GAP = 1.0          # mm between a card's bleed and its crop mark
 MIN_MARK = 4.0          # shortest useful crop mark
 MIN_GUTTER = 2.0        # a narrower strip between two cuts is not worth the second cut
+MAX_MARK = 8.0          # crop marks are short ticks, not lines across the sheet
 
 
 @dataclass(frozen=True)
@@ -122,11 +123,15 @@ def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -
     ys = sorted({round(v, 4) for s in slots for v in (s.trim.y, s.trim.y + s.trim.h)})
     marks = []
     for x in xs:
-        marks.append(Mark(x, 0.5, x, top - oy - MARK_GAP))
-        marks.append(Mark(x, bottom + oy + MARK_GAP, x, ph - 0.5))
+        end = top - oy - MARK_GAP
+        marks.append(Mark(x, max(0.5, end - MAX_MARK), x, end))
+        start = bottom + oy + MARK_GAP
+        marks.append(Mark(x, start, x, min(ph - 0.5, start + MAX_MARK)))
     for y in ys:
-        marks.append(Mark(0.5, y, left - ox - MARK_GAP, y))
-        marks.append(Mark(right + ox + MARK_GAP, y, pw - 0.5, y))
+        end = left - ox - MARK_GAP
+        marks.append(Mark(max(0.5, end - MAX_MARK), y, end, y))
+        start = right + ox + MARK_GAP
+        marks.append(Mark(start, y, min(pw - 0.5, start + MAX_MARK), y))
     return marks
 
 

@@ -17,7 +17,7 @@ from generator.errors import PnpError, Problem
 from generator.game import Card, Deck, Game
 from generator.project import Project
 from generator.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
-                              validation_problems)
+                              TableFile, validation_problems)
 from generator.yamlsrc import LocDict, load_yaml
 
 
@@ -58,8 +58,17 @@ def load_game(project: Project, game_id: str) -> Game:
         if deck_file.deck.id in decks:
             problems.append(Problem(display, None, f"deck id '{deck_file.deck.id}' is used by another deck file"))
             continue
-        cards = _load_cards(deck_file, files[display], spec, display, problems)
+        cards = _load_cards(deck_file.deck.id, deck_file.deck.fields, files[display]["cards"], spec, display,
+                            problems)
         decks[deck_file.deck.id] = Deck(deck_file.deck, cards, display)
+    tables = {}
+    for name in spec.tables:
+        table_file = parse(name, TableFile)
+        if table_file is None:
+            continue
+        display = project.display(folder / name)
+        tables[table_file.table.id] = _load_cards(table_file.table.id, table_file.table.fields,
+                                                  files[display]["rows"], spec, display, problems, "row")
     pieces = {}
     if spec.pieces:
         pieces_file = parse(spec.pieces, PiecesFile)
@@ -76,7 +85,7 @@ def load_game(project: Project, game_id: str) -> Game:
         except PnpError as exc:
             problems.extend(exc.problems)
     rules = _import_rules(project, folder / spec.rules, problems)
-    game = Game(game_id, folder, spec, decks, pieces, claims, rules, files, data)
+    game = Game(game_id, folder, spec, decks, pieces, claims, rules, files, data, tables)
     for deck in decks.values():
         deck.game = game
     if problems:
@@ -91,21 +100,20 @@ def files_line(files: dict, key: str) -> int | None:
     return None
 
 
-def _load_cards(deck_file: DeckFile, data: LocDict, spec: GameSpec, display: str,
-                problems: list[Problem]) -> list[Card]:
-    fields = deck_file.deck.fields
+def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameSpec, display: str,
+                problems: list[Problem], noun: str = "card") -> list[Card]:
+    """Cards of a deck (or rows of a table), each field checked against its declared type."""
     allowed = CARD_KEYS | set(fields)
     players = {pack.players for pack in spec.packs}
     colours = {c.id for c in spec.player_colours}
     cards, seen = [], {}
-    raw_cards = data["cards"]
     for index, raw in enumerate(raw_cards):
         line = raw_cards.line_of(index)
         if not isinstance(raw, dict):
-            problems.append(Problem(display, line, f"cards[{index}]: expected a mapping of card fields"))
+            problems.append(Problem(display, line, f"{noun}s[{index}]: expected a mapping of fields"))
             continue
         card_id = raw.get("id")
-        label = f"card '{card_id}'" if card_id else f"cards[{index}]"
+        label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
             continue
@@ -117,7 +125,7 @@ def _load_cards(deck_file: DeckFile, data: LocDict, spec: GameSpec, display: str
         for key in raw:
             if key not in allowed:
                 problems.append(Problem(display, raw.line_of(key), f"{label}: unknown key '{key}'",
-                                        f"{deck_file.deck.id} cards take: {', '.join(sorted(allowed))}"))
+                                        f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
         values = {}
         for name, field in fields.items():
             if name not in raw:
@@ -134,7 +142,7 @@ def _load_cards(deck_file: DeckFile, data: LocDict, spec: GameSpec, display: str
         if error:
             problems.append(Problem(display, raw.line_of("copies"), f"{label}: copies: {error}"))
             copies = 0
-        cards.append(Card(deck_file.deck.id, card_id, values, copies, display, line, index))
+        cards.append(Card(owner, card_id, values, copies, display, line, index))
     return cards
 
 

@@ -154,7 +154,7 @@ class PackBuilder:
             return
         items = [(c, c.size, c.piece.own_page, c.piece.gap) for s in sections for c in s.items]
         sheets = pack_pieces(items, paper)
-        context = {"game": self.game, "derived": self.game.derived,
+        context = {"game": self.game, "derived": self.game.derived, "tables": self.game.tables,
                    "decks": {d: deck.cards for d, deck in self.game.decks.items()}}
         drawn = pikepdf.open(io.BytesIO(self.pieces.draw_sheets(sheets, pack, context)))
         body.keep.append(drawn)

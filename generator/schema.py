@@ -97,6 +97,7 @@ class GameSpec(Strict):
     decks: list[str] = Field(description="deck files in this folder")
     pieces: str | None = Field(None, description="the file describing boards, maps and tokens")
     claims: str | None = Field(None, description="the file of the rules document's stated claims")
+    tables: list[str] = Field(default_factory=list, description="table files: typed rows that are not printed as cards")
     data: list[str] = Field(default_factory=list, description="extra YAML files the rules module reads")
     packs: list[PackSpec]
 
@@ -152,6 +153,18 @@ Copies = Union[Annotated[int, Field(ge=0, le=500)], dict[int, Annotated[int, Fie
 class DeckFile(Strict):
     deck: DeckSpec
     cards: list[dict[str, Any]] = Field(min_length=1)
+
+
+class TableSpec(Strict):
+    id: ID
+    name: str
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+
+
+class TableFile(Strict):
+    """Typed rows that are data, not cards (a map's stations, a wheel's cells …)."""
+    table: TableSpec
+    rows: list[dict[str, Any]] = Field(min_length=1)
 
 
 CARD_KEYS = {"id", "copies", "source"}  # keys every card may have besides its deck's fields
@@ -245,9 +258,14 @@ class StationsEl(Element):
 
 
 class TableEl(Element):
+    """A grid of cells. Rows are literal lists, a number of empty rows, or one row per item of
+    `row_items` built from the `cells` templates (with `item` and `i` in context)."""
     type: Literal["table"]
     columns: list[Num | str]
-    rows: Union[list[list[str]], Expr, int]
+    rows: Union[list[list[str]], Expr, int] = 0
+    row_items: Expr | None = None
+    cells: list[str] | None = None
+    bold_columns: list[int] = Field(default_factory=list)
     row_height: Num = 8
     header: list[str] | None = None
     header_fill: Colour = "#eeeeee"
@@ -293,10 +311,29 @@ class PatternEl(Element):
     opacity: float = 0.25
 
 
+class RepeatEl(Element):
+    """A group of elements drawn once per item (or count times) in a grid; inside it
+    `i` is the 0-based index and `item` the current item."""
+    type: Literal["repeat"]
+    count: Union[int, Expr, None] = None
+    items: Expr | None = None
+    per_row: int = Field(1, ge=1)
+    dx: Num = 0
+    dy: Num = 0
+    elements: list["AnyElement"]
+
+    @model_validator(mode="after")
+    def _count_or_items(self):
+        if (self.count is None) == (self.items is None):
+            raise ValueError("a repeat needs exactly one of 'count' and 'items'")
+        return self
+
+
 AnyElement = Annotated[
-    Union[RectEl, LineEl, TextEl, IconEl, TrackEl, StationsEl, TableEl, RingEl, CellsEl, PatternEl],
+    Union[RectEl, LineEl, TextEl, IconEl, TrackEl, StationsEl, TableEl, RingEl, CellsEl, PatternEl, RepeatEl],
     Field(discriminator="type"),
 ]
+RepeatEl.model_rebuild()
 
 
 class PieceSpec(Strict):
@@ -308,6 +345,7 @@ class PieceSpec(Strict):
     shape: Literal["rect", "circle"] = "rect"
     own_page: bool = Field(False, description="start a new page for this piece")
     fold: Literal["none", "horizontal"] = Field("none", description="a fold line across the middle")
+    outline: bool = Field(True, description="draw a thin cut line around the piece")
     background: Colour = "#ffffff"
     gap: float = Field(6.0, ge=0, le=30, description="mm left free around this piece on its sheet")
     elements: list[AnyElement] = Field(default_factory=list)
@@ -343,7 +381,7 @@ class ClaimsFile(Strict):
 
 # --- turning pydantic errors into located problems --------------------------------------
 
-ELEMENT_TYPES = {"rect", "line", "text", "icon", "track", "stations", "table", "ring", "cells", "pattern"}
+ELEMENT_TYPES = {"rect", "line", "text", "icon", "track", "stations", "table", "ring", "cells", "pattern", "repeat"}
 
 
 def validation_problems(exc: ValidationError, data: Any, display: str) -> list[Problem]:

@@ -17,6 +17,7 @@ from generator.game import Game
 from generator.load import rules_line
 from generator.markup import PLACEHOLDER, TextError, fill_placeholders, plain_text
 from generator.project import Project
+from generator.schema import FieldSpec
 from generator.yamlsrc import line_at
 
 
@@ -34,7 +35,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
 
 def context(game: Game, **extra: Any) -> dict:
     return {"game": game, "derived": game.derived, "decks": {d: deck.cards for d, deck in game.decks.items()},
-            **extra}
+            "tables": game.tables, **extra}
 
 
 def derive(project: Project, game: Game) -> list[Problem]:
@@ -130,15 +131,22 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
     for file, symbol in colour_symbols:
         if not assets.icon(symbol):
             problems.append(Problem(file, None, f"player symbol {symbol!r} has no icon in icons/"))
-    for deck in game.decks.values():
-        for card in deck.cards:
-            for name, field in deck.spec.fields.items():
+    owners = [(deck.cards, deck.spec.fields, deck.file, "cards") for deck in game.decks.values()]
+    owners += [(rows, _table_fields(game, table_id), rows[0].file, "rows") for table_id, rows in game.tables.items()]
+    for cards, fields, file, key in owners:
+        for card in cards:
+            for name, field in fields.items():
                 value = card.fields.get(name)
                 if value is None:
                     continue
-                line = game.files[deck.file]["cards"][card.index].line_of(name)
-                problems += _field_text_problems(card, name, field.type, value, assets, deck.file, line)
+                line = game.files[file][key][card.index].line_of(name)
+                problems += _field_text_problems(card, name, field.type, value, assets, file, line)
     return problems
+
+
+def _table_fields(game: Game, table_id: str) -> dict:
+    file = game.tables[table_id][0].file
+    return {name: FieldSpec.model_validate(spec) for name, spec in game.files[file]["table"].get("fields", {}).items()}
 
 
 def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Problem]:

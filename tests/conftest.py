@@ -65,6 +65,22 @@ def built_game(tmp_path_factory, game: str) -> Built:
     return Built(project, game)
 
 
+GAMES = sorted(p.parent.name for p in (ROOT / "cards").glob("*/game.yaml"))
+_built: dict[str, Built] = {}
+
+
+def built(tmp_path_factory, game: str) -> Built:
+    """Each shipped game built once per test session, on demand."""
+    if game not in _built:
+        _built[game] = built_game(tmp_path_factory, game)
+    return _built[game]
+
+
 @pytest.fixture(scope="session")
 def cephiro_built(tmp_path_factory) -> Built:
-    return built_game(tmp_path_factory, "cephiro-pillar")
+    return built(tmp_path_factory, "cephiro-pillar")
+
+
+@pytest.fixture(scope="session")
+def nights_built(tmp_path_factory) -> Built:
+    return built(tmp_path_factory, "seven-nights")

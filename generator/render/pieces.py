@@ -68,15 +68,17 @@ class PieceDrawer:
         ctx = {**context, "player": item.player, "copy": item.copy, "piece": piece}
         elements = piece.elements if item.side == "front" else (piece.back or [])
         key = "elements" if item.side == "front" else "back"
+        try:
+            background = _s(piece.background, ctx)
+        except ExprError as exc:
+            raise PnpError(Problem(self.file, None, f"piece {piece.id}: background: {exc}")) from None
         if piece.shape == "circle":
-            pen.circle(w / 2, h / 2, min(w, h) / 2, fill=piece.background)
+            pen.circle(w / 2, h / 2, min(w, h) / 2, fill=background)
         else:
-            pen.rect(0, 0, w, h, fill=piece.background)
+            pen.rect(0, 0, w, h, fill=background)
         for index, element in enumerate(elements):
             try:
-                if element.when is not None and not evaluate(element.when, ctx):
-                    continue
-                DRAW[element.type](pen, element, ctx)
+                draw_element(pen, element, ctx)
             except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
                 raise PnpError(Problem(self.file, self._line(piece, key, index),
                                        f"piece {piece.id}: {element.type}: {exc}")) from None
@@ -84,7 +86,9 @@ class PieceDrawer:
 
     def _cut_line(self, pen: Pen, piece: PieceSpec, w: float, h: float) -> None:
         """A thin outline to cut along, and a dashed fold line where the piece folds."""
-        if piece.shape == "circle":
+        if not piece.outline:
+            pass
+        elif piece.shape == "circle":
             pen.circle(w / 2, h / 2, min(w, h) / 2, stroke="#666666", line=0.4)
         else:
             pen.rect(0, 0, w, h, stroke="#666666", line=0.4)
@@ -102,6 +106,28 @@ class PieceDrawer:
 
 
 # --- the primitives -------------------------------------------------------------------------
+
+def draw_element(pen: Pen, element, ctx: dict) -> None:
+    if element.when is not None and not evaluate(element.when, ctx):
+        return
+    DRAW[element.type](pen, element, ctx)
+
+
+def draw_repeat(pen: Pen, el, ctx):
+    if el.items is not None:
+        items = _v(el.items, ctx)
+        if not isinstance(items, (list, tuple)):
+            raise DrawError(f"items must be a list, got {items!r}")
+    else:
+        items = [None] * _i(el.count, ctx, "count")
+    x0, y0, dx, dy = _n(el.x, ctx), _n(el.y, ctx), _n(el.dx, ctx), _n(el.dy, ctx)
+    for index, item in enumerate(items):
+        row, col = divmod(index, el.per_row)
+        local = {**ctx, "i": index, "item": item}
+        inner = pen.at(x0 + col * dx, y0 + row * dy)
+        for element in el.elements:
+            draw_element(inner, element, local)
+
 
 def _v(value: Any, ctx: dict) -> Any:
     return evaluate_deep(value, ctx)
@@ -244,6 +270,10 @@ def draw_table(pen: Pen, el, ctx):
     rows = _v(el.rows, ctx)
     if isinstance(rows, int):
         rows = [[""] * len(widths) for _ in range(rows)]
+    if el.row_items is not None:
+        items = _v(el.row_items, ctx)
+        rows = [[_s(cell, {**ctx, "item": item, "i": i}) for cell in el.cells or []]
+                for i, item in enumerate(items)] + list(rows)
     header = [_s(h, ctx) for h in el.header] if el.header else None
     all_rows = ([header] if header else []) + [[_s(c, ctx) for c in row] for row in rows]
     y = y0
@@ -252,13 +282,13 @@ def draw_table(pen: Pen, el, ctx):
         is_header = header is not None and number == 0
         data_index = number - (1 if header else 0)
         x = x0
-        for width, value in zip(widths, row):
+        for column, (width, value) in enumerate(zip(widths, row)):
             fill = _s(el.header_fill, ctx) if is_header else (
                 _s(el.highlight_fill, ctx) if data_index in highlight else "#ffffff")
             pen.rect(x, y, width, row_h, fill=fill, stroke=_s(el.stroke, ctx), line=0.4)
             if value:
-                pen.text(value, x + 0.8, y + (row_h - size / PT * 1.15) / 2, size=size, bold=is_header,
-                         align="centre", width=width - 1.6)
+                pen.text(value, x + 0.8, y + (row_h - size / PT * 1.15) / 2, size=size,
+                         bold=is_header or column in el.bold_columns, align="centre", width=width - 1.6)
             x += width
         y += row_h
 
@@ -342,4 +372,4 @@ def draw_pattern(pen: Pen, el, ctx):
 
 DRAW = {"rect": draw_rect, "line": draw_line, "text": draw_text, "icon": draw_icon, "track": draw_track,
         "stations": draw_stations, "table": draw_table, "ring": draw_ring, "cells": draw_cells,
-        "pattern": draw_pattern}
+        "pattern": draw_pattern, "repeat": draw_repeat}

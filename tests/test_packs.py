@@ -1,0 +1,99 @@
+"""What every pack of every shipped game must satisfy, read back from the PDF itself:
+paper size, card trims with their bleed, backs at the long-edge mirror of their fronts,
+crop marks on every cut and never on a card, every font embedded with every glyph."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from generator.pdfread import fonts
+from tests.conftest import GAMES, ROOT, built
+from tests.pdfcheck import PAPER_PT, card_pages, intersects
+
+
+def packs():
+    for game in GAMES:
+        spec = (ROOT / "cards" / game / "game.yaml").read_text(encoding="utf-8")
+        players = [int(line.split(":")[1]) for line in spec.splitlines() if line.strip().startswith("- players:")]
+        for n in players:
+            for paper in ("a4", "letter"):
+                yield game, n, paper
+
+
+PACKS = list(packs())
+
+
+@pytest.fixture
+def pack(request, tmp_path_factory):
+    game, players, paper = request.param
+    build = built(tmp_path_factory, game)
+    return build, build.pdf(players, paper), build.manifest(players, paper), paper
+
+
+@pytest.mark.parametrize("pack", PACKS, indirect=True, ids=[f"{g}-{n}p-{p}" for g, n, p in PACKS])
+class TestEveryPack:
+    def test_pages_are_the_paper(self, pack):
+        _, pdf, manifest, paper = pack
+        w, h = PAPER_PT[paper]
+        assert len(pdf.pages) == len(manifest["pages"])
+        for page in pdf.pages:
+            x0, y0, x1, y1 = (float(v) for v in page.mediabox)
+            assert sorted([round(x1 - x0, 1), round(y1 - y0, 1)]) == sorted([round(w, 1), round(h, 1)])
+
+    def test_cards_keep_trim_and_bleed(self, pack):
+        build, pdf, manifest, _ = pack
+        for entry, placed, _ in card_pages(pdf, manifest):
+            deck = _deck(build, entry["component"])
+            w, h = deck["trim"]
+            assert len(placed) == len(entry["slots"])
+            for slot, item in zip(entry["slots"], placed):
+                tx, ty, tw, th = slot["trim"]
+                assert abs(tw - w) < 0.01 and abs(th - h) < 0.01
+                assert abs(item.rect.w - (w + 2 * deck["bleed"])) < 0.01
+                assert abs(item.rect.x + deck["bleed"] - tx) < 0.01 and abs(item.rect.y + deck["bleed"] - ty) < 0.01
+
+    def test_backs_mirror_their_fronts(self, pack):
+        _, pdf, manifest, paper = pack
+        width = PAPER_PT[paper][0] * 25.4 / 72
+        pages = {e["number"]: (e, p) for e, p, _ in card_pages(pdf, manifest)}
+        for number, (front, front_placed) in pages.items():
+            if front["role"] != "cards-front":
+                continue
+            back, back_placed = pages[number + 1]
+            assert back["role"] == "cards-back"
+            assert [s["card"] for s in back["slots"]] == [s["card"] for s in front["slots"]]
+            for f, b in zip(front_placed, back_placed):
+                assert abs(b.rect.x - (width - f.rect.x - f.rect.w)) < 0.01 and abs(b.rect.y - f.rect.y) < 0.01
+
+    def test_crop_marks(self, pack):
+        _, pdf, manifest, _ = pack
+        for entry, placed, segments in card_pages(pdf, manifest, roles=("cards-front", "cards")):
+            vertical = {round(s.x1, 2) for s in segments if abs(s.x1 - s.x2) < 1e-6}
+            horizontal = {round(s.y1, 2) for s in segments if abs(s.y1 - s.y2) < 1e-6}
+            for slot in entry["slots"]:
+                x, y, w, h = slot["trim"]
+                assert {round(x, 2), round(x + w, 2)} <= vertical and {round(y, 2), round(y + h, 2)} <= horizontal
+            for seg in segments:
+                assert not any(intersects(seg, item.clip) for item in placed), (entry["number"], seg)
+
+    def test_fonts_embedded_and_glyphs_exist(self, pack):
+        _, pdf, _, _ = pack
+        used = [u for u in fonts(pdf).values() if u.used]
+        assert used and all(u.embedded for u in used)
+        assert [(u.name, u.missing[:3]) for u in used if u.missing] == []
+
+
+_decks = {}
+
+
+def _deck(build, deck_id):
+    """Trim and bleed of a deck, from the game's own data (not from the output)."""
+    key = (build.game, deck_id)
+    if key not in _decks:
+        from generator.load import load_game
+        from generator.project import Project
+        game = load_game(Project.at(build.project), build.game)
+        deck = game.decks[deck_id]
+        _decks[key] = {"trim": deck.trim, "bleed": deck.bleed}
+    return _decks[key]

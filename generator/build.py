@@ -37,13 +37,13 @@ def check_game(project: Project, assets: Assets, game_id: str) -> Checked:
 
 def select_packs(game: Game, players: list[int] | None):
     if not players:
-        return list(game.packs)
+        return list(game.packs)            # the full build includes the optional extras
     offered = {p.players for p in game.packs}
     missing = [n for n in players if n not in offered]
     if missing:
         raise PnpError(Problem(f"cards/{game.id}/game.yaml", None,
                                f"no pack for {', '.join(map(str, missing))} players (packs: {sorted(offered)})"))
-    return [p for p in game.packs if p.players in players]
+    return [p for p in game.packs if p.players in players and not p.optional]
 
 
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,

@@ -116,7 +116,7 @@ def validate(ctx, game, project_dir):
             continue
         for note in checked.notes:
             click.echo(str(note))
-        click.echo(f"{game_id}: valid ({len(checked.notes)} notes on the rules document)")
+        click.echo(f"{game_id}: valid ({len(checked.notes)} notes)")
     ctx.exit(1 if failed else 0)
 
 

@@ -81,7 +81,7 @@ class Game:
         return self.spec.packs
 
     def pack(self, players: int) -> PackSpec:
-        return next(p for p in self.spec.packs if p.players == players)
+        return next(p for p in self.spec.packs if p.players == players and not p.optional)
 
     def player_colour(self, colour_id: str):
         return next(c for c in self.spec.player_colours if c.id == colour_id)

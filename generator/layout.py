@@ -140,8 +140,9 @@ def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -
 @dataclass(frozen=True)
 class Placement:
     item: object           # whatever is being placed (the packer does not look inside)
-    rect: Rect
+    rect: Rect             # where it lands on the sheet (already scaled)
     rotated: bool = False
+    scale: float = 1.0     # < 1 for a piece larger than the sheet, printed reduced
 
 
 @dataclass
@@ -162,15 +163,43 @@ def orientation_for(size: tuple[float, float], paper: str) -> tuple[float, float
     return (pw, ph)
 
 
+SCALE_NOTE = 8.0        # mm kept free under a scaled piece for the note that says so
+
+
+def fits_sheet(size: tuple[float, float], paper: str) -> bool:
+    pw, ph = PAPERS[paper]
+    w, h = size
+    return (w <= pw - 2 * MIN_MARGIN and h <= ph - 2 * MIN_MARGIN) or (
+        w <= ph - 2 * MIN_MARGIN and h <= pw - 2 * MIN_MARGIN)
+
+
+def scaled_alone(item, size: tuple[float, float], paper: str) -> PieceSheet:
+    """A piece larger than any sheet, reduced to fit one (its own) page."""
+    pw, ph = PAPERS[paper]
+    w, h = size
+    best = None
+    for page in ((pw, ph), (ph, pw)):
+        scale = min((page[0] - 2 * MIN_MARGIN) / w, (page[1] - 2 * MIN_MARGIN - SCALE_NOTE) / h)
+        if best is None or scale > best[0]:
+            best = (scale, page)
+    scale, page = best
+    rect = Rect((page[0] - w * scale) / 2, MIN_MARGIN, w * scale, h * scale)
+    return PieceSheet(page, [Placement(item, rect, scale=scale)])
+
+
 def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], paper: str) -> list[PieceSheet]:
     """Shelf-pack pieces (item, (w, h), own_page, gap) onto sheets in order.
 
-    A piece too large for the printable area is placed alone, scaled by the caller
-    (the print-fidelity tiling handles it properly)."""
+    A piece too large for any sheet is printed alone, reduced to fit (the note on the
+    page says by how much)."""
     sheets: list[PieceSheet] = []
     current: PieceSheet | None = None
     shelf_y = shelf_h = cursor_x = shelf_gap = 0.0
     for item, (w, h), own_page, gap in items:
+        if not fits_sheet((w, h), paper):
+            sheets.append(scaled_alone(item, (w, h), paper))
+            current = None
+            continue
         page = orientation_for((w, h), paper)
         pw, ph = page
         usable_w = pw - 2 * MIN_MARGIN
@@ -191,8 +220,15 @@ def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], pa
         if own_page:
             current = None
     for sheet in sheets:
-        _centre(sheet)
+        if all(p.scale == 1.0 for p in sheet.placements):
+            _centre(sheet)
     return sheets
+
+
+def mirrored_sheet(sheet: PieceSheet, flip) -> PieceSheet:
+    """The back of a sheet of two-sided pieces: each piece at its long-edge mirror position."""
+    return PieceSheet(sheet.page, [Placement(flip(p.item), p.rect.mirrored(sheet.page[0]), p.rotated, p.scale)
+                                   for p in sheet.placements])
 
 
 def _centre(sheet: PieceSheet) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pikepdf
 from pikepdf import Dictionary, Name, OutlineItem
@@ -21,7 +21,7 @@ from generator.assets import Assets
 from generator.atomic import write_atomic
 from generator.game import Card, Game
 from generator.impose import Imposer, pt
-from generator.layout import PAPERS, CardGrid, card_grid, pack_pieces
+from generator.layout import PAPERS, CardGrid, card_grid, mirrored_sheet, pack_pieces
 from generator.project import Project
 from generator.render.cards import Rendered
 from generator.render.info import render_info
@@ -66,7 +66,7 @@ class Body:
 
 
 def pack_name(game: Game, pack: PackSpec, paper: str) -> str:
-    return f"{game.id}-{pack.players}p-{paper}"
+    return f"{game.id}-{pack.key}-{paper}"
 
 
 class PackBuilder:
@@ -137,14 +137,15 @@ class PackBuilder:
 
     # --- boards, maps, tokens -----------------------------------------------------------
     def _piece_sections(self, pack: PackSpec) -> list[Section]:
-        counts = self.game.piece_counts[pack.players]
+        counts = self.game.piece_counts[pack.key]
         colours = self.game.spec.player_colours
         sections = []
         for piece_id, piece in self.game.pieces.items():
             count = counts.get(piece_id, 0)
             if not count:
                 continue
-            copies = [PieceCopy(piece, i + 1, colours[i] if piece.per_player else None) for i in range(count)]
+            each = int(piece.per_player)     # copies per player (True counts as 1)
+            copies = [PieceCopy(piece, i + 1, colours[i // each] if each else None) for i in range(count)]
             run = "duplex" if piece.back else ("card" if piece.stock == "card" else "paper")
             sections.append(Section(piece_id, piece.name, "piece", run, count, copies))
         return sections
@@ -154,6 +155,8 @@ class PackBuilder:
             return
         items = [(c, c.size, c.piece.own_page, c.piece.gap) for s in sections for c in s.items]
         sheets = pack_pieces(items, paper)
+        if sections[0].run == "duplex":       # two-sided pieces: each sheet is followed by its back
+            sheets = [s for sheet in sheets for s in (sheet, mirrored_sheet(sheet, lambda c: replace(c, side="back")))]
         context = {"game": self.game, "derived": self.game.derived, "tables": self.game.tables,
                    "decks": {d: deck.cards for d, deck in self.game.decks.items()}}
         drawn = pikepdf.open(io.BytesIO(self.pieces.draw_sheets(sheets, pack, context)))
@@ -167,10 +170,11 @@ class PackBuilder:
                                      pt(rect.x + rect.w), pt(sheet.page[1] - rect.y)])
                 body.pdf.pages[-1].obj.TrimBox = box
                 body.pdf.pages[-1].obj.BleedBox = box
-            placed = [{"piece": p.item.piece.id, "copy": p.item.copy, "trim": p.rect.as_list()}
-                      for p in sheet.placements]
+            placed = [{"piece": p.item.piece.id, "copy": p.item.copy, "side": p.item.side, "trim": p.rect.as_list(),
+                       **({"scale": round(p.scale, 4)} if p.scale != 1.0 else {})} for p in sheet.placements]
             owners = [by_id[i] for i in dict.fromkeys(p["piece"] for p in placed)]
-            body.add({"role": "board", "size": list(sheet.page), "components": [o.id for o in owners],
+            role = "board-back" if placed[0]["side"] == "back" else "board"
+            body.add({"role": role, "size": list(sheet.page), "components": [o.id for o in owners],
                       "pieces": placed}, *owners)
 
     # --- page 1, bookmarks, metadata, manifest ------------------------------------------

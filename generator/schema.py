@@ -76,11 +76,21 @@ class PackDeck(Strict):
 
 
 class PackSpec(Strict):
-    players: int = Field(ge=1, le=12)
+    players: int = Field(ge=1, le=12, description="player count; also selects per-player-count copies")
+    id: ID | None = Field(None, description="the pack's name in file names (default: <players>p)")
+    optional: bool = Field(False, description="an extra pack, built with the full build but not by --players")
     name: str | None = None
     variant: str | None = Field(None, description="a label for a variant pack, e.g. 独灯局")
     decks: dict[str, PackDeck]
     pieces: dict[str, Union[int, Expr]] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return self.id or f"{self.players}p"
+
+    @property
+    def label(self) -> str:
+        return f"{self.id} pack" if self.id else f"{self.players}-player pack"
 
 
 class GameSpec(Strict):
@@ -106,9 +116,10 @@ class GameSpec(Strict):
     def _unique_packs(cls, packs):
         seen = set()
         for pack in packs:
-            if pack.players in seen:
-                raise ValueError(f"two packs for {pack.players} players")
-            seen.add(pack.players)
+            key = pack.key
+            if key in seen:
+                raise ValueError(f"two packs named {key}")
+            seen.add(key)
         return packs
 
 
@@ -288,7 +299,9 @@ class RingEl(Element):
     stroke: Colour = "#444444"
     text_size: Num = 8
     icons: Union[list[str], Expr, None] = None
-    highlight: list[int] = Field(default_factory=list)
+    sublabels: Union[list[str], Expr, None] = Field(None, description="a smaller second line in each cell")
+    sublabel_size: Num = 6
+    highlight: Union[list[int], Expr] = Field(default_factory=list)
     highlight_fill: Colour = "#fff4d6"
 
 
@@ -340,7 +353,7 @@ class PieceSpec(Strict):
     id: ID
     name: str
     size: Size
-    per_player: bool = Field(False, description="one copy per player, drawn with that player's colour")
+    per_player: Union[bool, int] = Field(False, description="copies per player (true = 1), each drawn with its player's colour")
     stock: Literal["card", "paper"] = "card"
     shape: Literal["rect", "circle"] = "rect"
     own_page: bool = Field(False, description="start a new page for this piece")

@@ -73,40 +73,40 @@ def pack_checks(project: Project, game: Game) -> list[Problem]:
         for deck_id, entry in pack.decks.items():
             _, line = line_at(raw, where + ("decks", deck_id))
             if deck_id not in game.decks:
-                problems.append(Problem(game_file, line, f"{pack.players}-player pack: no deck '{deck_id}'",
+                problems.append(Problem(game_file, line, f"{pack.label}: no deck '{deck_id}'",
                                         f"decks: {', '.join(game.decks)}"))
                 continue
             deck = game.decks[deck_id]
             for field in entry.where:
                 if field not in deck.spec.fields:
-                    problems.append(Problem(game_file, line, f"{pack.players}-player pack: deck '{deck_id}' "
+                    problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' "
                                             f"has no field '{field}' to select by"))
             held = sum(copies for _, copies in game.pack_cards(pack, deck_id))
             if held != entry.count:
-                problems.append(Problem(game_file, line, f"{pack.players}-player pack: deck '{deck_id}' holds "
+                problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' holds "
                                         f"{held} cards, the pack declares {entry.count}"))
         counts = {}
         for piece_id, count in pack.pieces.items():
             _, line = line_at(raw, where + ("pieces", piece_id))
             if piece_id not in game.pieces:
-                problems.append(Problem(game_file, line, f"{pack.players}-player pack: no piece '{piece_id}'",
+                problems.append(Problem(game_file, line, f"{pack.label}: no piece '{piece_id}'",
                                         f"pieces: {', '.join(game.pieces)}"))
                 continue
             try:
                 value = evaluate(count, context(game, pack=pack))
             except ExprError as exc:
-                problems.append(Problem(game_file, line, f"{pack.players}-player pack: {piece_id}: {exc}"))
+                problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: {exc}"))
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                problems.append(Problem(game_file, line, f"{pack.players}-player pack: {piece_id}: count "
+                problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
                                         f"must be a whole number, got {value!r}"))
                 continue
             piece = game.pieces[piece_id]
-            if piece.per_player and value > len(game.spec.player_colours):
-                problems.append(Problem(game_file, line, f"{pack.players}-player pack: {value} × {piece_id} "
+            if piece.per_player and value > int(piece.per_player) * len(game.spec.player_colours):
+                problems.append(Problem(game_file, line, f"{pack.label}: {value} × {piece_id} "
                                         f"but only {len(game.spec.player_colours)} player colours"))
             counts[piece_id] = value
-        game.piece_counts[pack.players] = counts
+        game.piece_counts[pack.key] = counts
     return problems
 
 

@@ -51,11 +51,16 @@ class Built:
         self.project, self.game = project, game
         self.folder = project / "build" / game
 
-    def pdf(self, players: int, paper: str) -> pikepdf.Pdf:
-        return pikepdf.open(self.folder / f"{self.game}-{players}p-{paper}.pdf")
+    def pdf(self, pack: int | str, paper: str) -> pikepdf.Pdf:
+        return pikepdf.open(self.folder / f"{self.game}-{_key(pack)}-{paper}.pdf")
 
-    def manifest(self, players: int, paper: str) -> dict:
-        return json.loads((self.folder / f"{self.game}-{players}p-{paper}.json").read_text(encoding="utf-8"))
+    def manifest(self, pack: int | str, paper: str) -> dict:
+        return json.loads((self.folder / f"{self.game}-{_key(pack)}-{paper}.json").read_text(encoding="utf-8"))
+
+
+def _key(pack: int | str) -> str:
+    """A pack by player count (4 -> '4p') or by its id ('extras')."""
+    return f"{pack}p" if isinstance(pack, int) else pack
 
 
 def built_game(tmp_path_factory, game: str) -> Built:
@@ -84,3 +89,8 @@ def cephiro_built(tmp_path_factory) -> Built:
 @pytest.fixture(scope="session")
 def nights_built(tmp_path_factory) -> Built:
     return built(tmp_path_factory, "seven-nights")
+
+
+@pytest.fixture(scope="session")
+def wizard_built(tmp_path_factory) -> Built:
+    return built(tmp_path_factory, "reverse-wizard")

@@ -13,12 +13,12 @@ from tests.pdfcheck import PAPER_PT, card_pages, intersects
 
 
 def packs():
+    from generator.load import load_game
+    from generator.project import Project
     for game in GAMES:
-        spec = (ROOT / "cards" / game / "game.yaml").read_text(encoding="utf-8")
-        players = [int(line.split(":")[1]) for line in spec.splitlines() if line.strip().startswith("- players:")]
-        for n in players:
+        for pack in load_game(Project.at(ROOT), game).packs:
             for paper in ("a4", "letter"):
-                yield game, n, paper
+                yield game, pack.id or pack.players, paper
 
 
 PACKS = list(packs())
@@ -31,7 +31,7 @@ def pack(request, tmp_path_factory):
     return build, build.pdf(players, paper), build.manifest(players, paper), paper
 
 
-@pytest.mark.parametrize("pack", PACKS, indirect=True, ids=[f"{g}-{n}p-{p}" for g, n, p in PACKS])
+@pytest.mark.parametrize("pack", PACKS, indirect=True, ids=[f"{g}-{n}-{p}" for g, n, p in PACKS])
 class TestEveryPack:
     def test_pages_are_the_paper(self, pack):
         _, pdf, manifest, paper = pack

@@ -26,7 +26,7 @@ def line_of(project: Path, name: str, needle: str) -> int:
 def test_good_data_validates_with_notes_only(cephiro):
     result = pnp(cephiro, "validate", GAME)
     assert result.exit_code == 0, result.output
-    assert f"{GAME}: valid (9 notes on the rules document)" in result.output
+    assert f"{GAME}: valid (9 notes)" in result.output
     assert "note: claim identity-4-peak-scores" in result.output
 
 
@@ -76,7 +76,7 @@ def test_broken_data_is_reported_at_its_line(cephiro, name, old, new, marker, me
     line = line_of(cephiro, name, marker.split("\n")[0]) if "ZZ" not in marker else None
     result = pnp(cephiro, "validate", GAME)
     assert result.exit_code == 1
-    errors = [l for l in result.output.splitlines() if "note:" not in l and not l.endswith("rules document)")]
+    errors = [l for l in result.output.splitlines() if "note:" not in l and not l.endswith("notes)")]
     hits = [l for l in errors if message in l]
     assert hits, result.output
     assert hits[0].startswith(f"cards/{GAME}/{name}:")

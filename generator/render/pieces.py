@@ -56,11 +56,28 @@ class PieceDrawer:
             canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
             for placement in sheet.placements:
                 item: PieceCopy = placement.item
-                pen = Pen(canvas, self.assets, sheet.page[1], (placement.rect.x, placement.rect.y))
-                self.draw_piece(pen, item, {**context, "pack": pack})
+                if placement.scale == 1.0:
+                    pen = Pen(canvas, self.assets, sheet.page[1], (placement.rect.x, placement.rect.y))
+                    self.draw_piece(pen, item, {**context, "pack": pack})
+                else:
+                    self._draw_scaled(canvas, sheet, placement, {**context, "pack": pack})
             canvas.showPage()
         canvas.save()
         return buffer.getvalue()
+
+    def _draw_scaled(self, canvas, sheet, placement, context) -> None:
+        """A piece larger than the sheet, drawn reduced, with a note giving the scale."""
+        rect, item = placement.rect, placement.item
+        canvas.saveState()
+        canvas.translate(rect.x * PT, (sheet.page[1] - rect.y) * PT)
+        canvas.scale(placement.scale, placement.scale)
+        self.draw_piece(Pen(canvas, self.assets, 0), item, context)   # y grows downwards from its top-left
+        canvas.restoreState()
+        w, h = item.size
+        note = (f"{item.piece.name}：按 {placement.scale * 100:.0f}% 缩小打印在一页上"
+                f"（原尺寸 {w:g} × {h:g} mm）")
+        Pen(canvas, self.assets, sheet.page[1]).text(note, rect.x, rect.y + rect.h + 2, size=8, fill="#555555",
+                                                     align="centre", width=rect.w)
 
     def draw_piece(self, pen: Pen, item: PieceCopy, context: dict) -> None:
         piece = item.piece
@@ -294,29 +311,39 @@ def draw_table(pen: Pen, el, ctx):
 
 
 def draw_ring(pen: Pen, el, ctx):
+    """A ring of cells (a wheel), clockwise from start_angle: an icon, a label and a sublabel each."""
     cx, cy, r_out, r_in = (_n(v, ctx) for v in (el.cx, el.cy, el.outer, el.inner))
     cells = _v(el.cells, ctx)
     labels = [str(c) for c in cells] if isinstance(cells, (list, tuple)) else [""] * int(cells)
-    icons = _v(el.icons, ctx) if el.icons is not None else [None] * len(labels)
+    icons = _v(el.icons, ctx) if el.icons is not None else []
+    subs = _v(el.sublabels, ctx) if el.sublabels is not None else []
     count = len(labels)
     step = 360 / count
     start = _n(el.start_angle, ctx)
-    size = _n(el.text_size, ctx)
+    size, sub_size = _n(el.text_size, ctx), _n(el.sublabel_size, ctx)
+    band = r_out - r_in
+    highlight = set(_v(el.highlight, ctx))
     for index, label in enumerate(labels):
-        centre_angle = start - index * step if el.clockwise else start + index * step
-        fill = _s(el.highlight_fill, ctx) if index in el.highlight else _s(el.fill, ctx)
-        pen.wedge(cx, cy, r_out, r_in, centre_angle - step / 2, step, fill=fill, stroke=_s(el.stroke, ctx), line=0.8)
+        angle = start - index * step if el.clockwise else start + index * step
+        fill = _s(el.highlight_fill, ctx) if index in highlight else _s(el.fill, ctx)
+        pen.wedge(cx, cy, r_out, r_in, angle - step / 2, step, fill=fill, stroke=_s(el.stroke, ctx), line=0.8)
         mid = (r_out + r_in) / 2
-        tx = cx + mid * math.cos(math.radians(centre_angle))
-        ty = cy - mid * math.sin(math.radians(centre_angle))
+        tx = cx + mid * math.cos(math.radians(angle))
+        ty = cy - mid * math.sin(math.radians(angle))
+        width = min(2 * math.pi * mid / count, 2 * band) * 0.9
         icon = icons[index] if index < len(icons) else None
-        band = r_out - r_in
+        sub = subs[index] if index < len(subs) else None
+        isize = min(band * 0.3, width * 0.4) if icon else 0
+        lines = pen.wrap(sub, sub_size, False, width) if sub else []
+        height = isize + size / PT * 1.2 + len(lines) * sub_size / PT * 1.32
+        top = ty - height / 2
         if icon:
-            isize = min(band * 0.45, 2 * math.pi * mid / count * 0.45)
-            pen.icon(str(icon), tx - isize / 2, ty - isize * 0.95, isize)
-            pen.text(label, tx - band, ty + isize * 0.1, size=size, align="centre", width=2 * band)
-        else:
-            pen.text(label, tx - band, ty - size / PT * 0.6, size=size, align="centre", width=2 * band)
+            pen.icon(str(icon), tx - isize / 2, top, isize)
+            top += isize
+        pen.text(label, tx - width / 2, top, size=size, bold=True, align="centre", width=width)
+        top += size / PT * 1.2
+        if sub:
+            pen.text(str(sub), tx - width / 2, top, size=sub_size, fill="#555555", align="centre", width=width)
 
 
 def draw_cells(pen: Pen, el, ctx):

@@ -11,6 +11,11 @@ from pathlib import Path
 
 
 def write_atomic(path: Path, data: bytes) -> None:
+    commit(stage(path, data), path)
+
+
+def stage(path: Path, data: bytes) -> Path:
+    """Write data to a temporary file beside path (flushed to disk); return its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -19,7 +24,12 @@ def write_atomic(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+def commit(tmp: Path, path: Path) -> None:
+    """Put a staged file in place in one step."""
+    os.replace(tmp, path)

@@ -13,6 +13,7 @@ from generator.errors import PnpError, Problem, errors_only
 from generator.game import Game
 from generator.layout import PAPERS
 from generator.load import load_game
+from generator.options import PrintOptions
 from generator.pack import PackBuilder, write_pack
 from generator.project import Project
 from generator.render.cards import CardRenderer
@@ -47,11 +48,12 @@ def select_packs(game: Game, players: list[int] | None):
 
 
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
-               papers: list[str] | None = None, say: Callable[[str], None] = print) -> list[str]:
+               papers: list[str] | None = None, say: Callable[[str], None] = print,
+               options: PrintOptions = PrintOptions()) -> list[str]:
     checked = check_game(project, assets, game_id)
     game = checked.game
     packs = select_packs(game, players)
-    renderer = CardRenderer(project, assets, game)
+    renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = {}
     for deck in game.decks.values():
         used = {card.id for pack in packs if deck.id in pack.decks for card, _ in game.pack_cards(pack, deck.id)}
@@ -62,12 +64,12 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             if deck.spec.back:
                 faces[(deck.id, card.id, "back")] = renderer.face(deck, card, "back")
     rendered = renderer.render(list(faces.values()))
-    builder = PackBuilder(project, assets, game, rendered, faces)
+    builder = PackBuilder(project, assets, game, rendered, faces, options)
     written = []
     for pack in packs:
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
-            path = write_pack(project, game, pack, paper, pdf, manifest)
-            say(f"wrote {path} ({len(manifest['pages'])} pages)")
+            path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
+            say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
             written.append(path)
     return written

@@ -13,7 +13,7 @@ import click
 
 from generator import __version__
 from generator.errors import PnpError
-from generator.layout import PAPERS
+from generator.layout import DUPLEX_MODES, PAPERS
 from generator.project import Project, isolate_fonts
 
 
@@ -120,23 +120,92 @@ def validate(ctx, game, project_dir):
     ctx.exit(1 if failed else 0)
 
 
+def _offset(value: str | None) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    try:
+        x, y = (float(v) for v in value.split(","))
+    except ValueError:
+        raise click.BadParameter(f"expected two numbers in mm like 1.5,-0.5, got {value!r}") from None
+    if abs(x) > 20 or abs(y) > 20:
+        raise click.BadParameter(f"{value} mm is more than any printer's offset (at most ±20)")
+    return x, y
+
+
 @main.command()
 @click.argument("game", required=False)
 @click.option("--players", help="Player counts to build, e.g. 4 or 3,4 (default: every pack).")
 @click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
+@click.option("--duplex", type=click.Choice(DUPLEX_MODES),
+              help="long (default) or short edge flip; none: backs on separate sheets at the end; gutterfold: "
+                   "front and back side by side to fold.")
+@click.option("--back-offset", help="Shift every back by X,Y mm to correct the printer (see pnp calibrate).")
+@click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
+@click.option("--ink-saver", is_flag=True, help="Draft print: no full-bleed fills, light frames, black text.")
+@click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, project_dir):
-    """Validate, then write the packs to build/<game>/ (refuses to print on an error)."""
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, project_dir):
+    """Validate, then write the packs to build/<game>/ (refuses to print on an error).
+
+    Every pack is read back and preflighted before it replaces the previous file."""
     from generator.build import build_game
+    from generator.options import resolve
     counts = _players(players)
+    offset = _offset(back_offset)
     project, assets = _open(ctx, project_dir)
+    options = resolve(project.root, duplex, offset, ink_saver, fit, printer)
     games = [game] if game else project.games()
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
     for game_id in games:
-        build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo)
+        build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo, options=options)
+
+
+@main.command()
+@click.argument("pdf", type=click.Path(exists=True, dir_okay=False))
+@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), help="Default: the .json beside the PDF.")
+@click.pass_context
+@handles_problems
+def preflight(ctx, pdf, manifest):
+    """Check a built pack will print right: trims, mirrored backs, crop marks, fonts, images."""
+    from pathlib import Path
+
+    from generator.preflight import preflight as run
+    report = run(Path(pdf), Path(manifest) if manifest else None, display=pdf)
+    for finding in report.findings:
+        click.echo(f"{pdf}: {finding}", err=True)
+    click.echo(report.summary())
+    ctx.exit(0 if report.ok else 1)
+
+
+@main.command()
+@click.option("--paper", type=click.Choice(sorted(PAPERS)), default="a4", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
+@click.option("--printer", help="Name to save the measured offset under (with --offset).")
+@click.option("--offset", help="The X,Y read off the printed calibration sheet: saves it for --printer.")
+@_project_option
+@click.pass_context
+@handles_problems
+def calibrate(ctx, paper, duplex, printer, offset, project_dir):
+    """Print a two-sided calibration sheet, or save the offset read off it for a printer."""
+    from generator.atomic import write_atomic
+    from generator.calibrate import calibration_sheet
+    from generator.options import save_printer
+    project, assets = _open(ctx, project_dir)
+    values = _offset(offset)
+    if values is not None:
+        if not printer:
+            raise click.UsageError("--offset needs --printer NAME to save it under")
+        path = save_printer(project.root, printer, values, duplex)
+        click.echo(f"saved back offset {values[0]:g},{values[1]:g} mm for printer '{printer}' in "
+                   f"{project.display(path)}; builds use it (or pass --printer {printer})")
+        return
+    target = project.build / f"calibration-{paper}-{duplex}.pdf"
+    write_atomic(target, calibration_sheet(assets, paper, duplex))
+    click.echo(f"wrote {project.display(target)}: print it two-sided, read X and Y, then run "
+               f"pnp calibrate --printer NAME --offset X,Y")
 
 
 if __name__ == "__main__":  # pragma: no cover

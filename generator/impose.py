@@ -32,9 +32,17 @@ class Imposer:
         self.out = out
         self._forms: dict[str, pikepdf.Object] = {}
 
-    def form(self, key: str, page: pikepdf.Page) -> pikepdf.Object:
+    def form(self, key: str, page: pikepdf.Page, bleed: float = 0.0, label: str = "") -> pikepdf.Object:
+        """The page as a form XObject in this PDF, once per key. The form records which card it is
+        (/PnpId) and where its trim lies inside it (/PnpTrim), so a preflight can measure the
+        printed trim from the finished file."""
         if key not in self._forms:
-            self._forms[key] = self.out.copy_foreign(page.as_form_xobject())
+            form = self.out.copy_foreign(page.as_form_xobject())
+            x0, y0, x1, y1 = (float(v) for v in form.BBox)
+            b = pt(bleed)
+            form.PnpTrim = Array([x0 + b, y0 + b, x1 - b, y1 - b])
+            form.PnpId = pikepdf.String(label)
+            self._forms[key] = form
         return self._forms[key]
 
     def new_page(self, size: tuple[float, float]) -> pikepdf.Page:
@@ -44,18 +52,18 @@ class Imposer:
         self.out.pages.append(page)
         return self.out.pages[-1]
 
-    def place(self, page: pikepdf.Page, placements: list[tuple[str, pikepdf.Page, Rect, Rect, float]],
+    def place(self, page: pikepdf.Page, placements: list[tuple[str, pikepdf.Page, Rect, Rect, float, str]],
               marks: tuple[Mark, ...] = (), page_size: tuple[float, float] = (0, 0),
-              rotations: list[int] | None = None) -> None:
-        """placements: (key, source page, where its trim goes, clip rect, bleed of the source).
+              rotations: list[int] | None = None, fold: Mark | None = None) -> None:
+        """placements: (key, source page, where its trim goes, clip rect, bleed of the source, label).
 
         The source page is (trim + 2 × bleed) in size; its trim lands on the given rect."""
         _, ph = page_size
         xobjects = page.Resources.XObject
         ops = []
-        for index, (key, source, trim, clip, bleed) in enumerate(placements):
+        for index, (key, source, trim, clip, bleed, label) in enumerate(placements):
             name = f"/P{index}"
-            xobjects[name] = self.form(key, source)
+            xobjects[name] = self.form(key, source, bleed, label)
             cx, cy = pt(clip.x), pt(ph - clip.y - clip.h)
             x0, y0 = pt(trim.x - bleed), pt(ph - trim.y - trim.h - bleed)
             rotate = rotations[index] if rotations else 0
@@ -71,6 +79,9 @@ class Imposer:
             for m in marks:
                 ops.append(f"{_num(pt(m.x1))} {_num(pt(ph - m.y1))} m {_num(pt(m.x2))} {_num(pt(ph - m.y2))} l S")
             ops.append("Q")
+        if fold:   # a dashed grey fold line, drawn as a series of short strokes
+            ops.append("q 0.5 w 0.45 0.45 0.45 RG [3 2] 0 d")
+            ops.append(f"{_num(pt(fold.x1))} {_num(pt(ph - fold.y1))} m {_num(pt(fold.x2))} {_num(pt(ph - fold.y2))} l S Q")
         self._append_content(page, "\n".join(ops))
 
     def _append_content(self, page: pikepdf.Page, text: str) -> None:

@@ -89,18 +89,38 @@ def _axis(paper: float, count: int, trim: float, bleed: float) -> tuple[float, f
 
 
 def card_grid(paper: str, trim: tuple[float, float], bleed: float, cols: int | None = None,
-              rows: int | None = None, where: tuple[str, int | None] = ("", None)) -> CardGrid:
-    """The grid for a card size: as many cards as fit with MIN_MARGIN all round."""
+              rows: int | None = None, where: tuple[str, int | None] = ("", None),
+              landscape: bool | None = None) -> CardGrid:
+    """The grid for a card size: as many cards as fit with MIN_MARGIN all round, on the
+    page orientation that holds more (portrait on a tie)."""
+    options = [False, True] if landscape is None else [landscape]
+    best, error = None, None
+    for turned in options:
+        try:
+            grid = _grid(paper, trim, bleed, cols, rows, turned)
+        except ValueError as exc:
+            error = exc
+            continue
+        if best is None or grid.per_sheet > best.per_sheet:
+            best = grid
+    if best is None:
+        w, h = trim
+        raise PnpError(Problem(*where, f"cards of {w:g} × {h:g} mm do not fit on {paper} with "
+                               f"{MIN_MARGIN:g} mm margins", "choose a smaller card size or a larger paper")) from error
+    return best
+
+
+def _grid(paper, trim, bleed, cols, rows, landscape) -> CardGrid:
     pw, ph = PAPERS[paper]
+    if landscape:
+        pw, ph = ph, pw
     w, h = trim
-    cols = cols or max(1, int((pw - 2 * MIN_MARGIN) // w))
-    rows = rows or max(1, int((ph - 2 * MIN_MARGIN) // h))
-    try:
-        gx, mx, ix, ox = _axis(pw, cols, w, bleed)
-        gy, my, iy, oy = _axis(ph, rows, h, bleed)
-    except ValueError:
-        raise PnpError(Problem(*where, f"{cols} × {rows} cards of {w:g} × {h:g} mm do not fit on {paper} "
-                               f"with {MIN_MARGIN:g} mm margins")) from None
+    cols = cols or int((pw - 2 * MIN_MARGIN) // w)
+    rows = rows or int((ph - 2 * MIN_MARGIN) // h)
+    if cols < 1 or rows < 1:
+        raise ValueError("does not fit")
+    gx, mx, ix, ox = _axis(pw, cols, w, bleed)
+    gy, my, iy, oy = _axis(ph, rows, h, bleed)
     slots = []
     for r in range(rows):
         for c in range(cols):
@@ -111,6 +131,72 @@ def card_grid(paper: str, trim: tuple[float, float], bleed: float, cols: int | N
             bottom = oy if r == rows - 1 else iy
             slots.append(Slot(r, c, trim_rect, trim_rect.grown(left, top, right, bottom)))
     return CardGrid(paper, (pw, ph), cols, rows, tuple(slots), (ox, oy), (gx, gy))
+
+
+FOLD_CLEAR = 5.0        # mm between a gutter-fold sheet's fold line and the nearest bleed
+
+
+@dataclass(frozen=True)
+class FoldGrid:
+    """Fronts in the left half, each back at its mirror image in the right half; fold down the middle."""
+    paper: str
+    page: tuple[float, float]
+    fronts: tuple[Slot, ...]
+    backs: tuple[Slot, ...]
+    fold_x: float
+
+    @property
+    def per_sheet(self) -> int:
+        return len(self.fronts)
+
+    def marks(self, used: int) -> tuple[Mark, ...]:
+        slots = list(self.fronts[:used]) + list(self.backs[:used])
+        ox = max(self.fronts[0].trim.x - self.fronts[0].bleed.x, 0)
+        oy = max(self.fronts[0].trim.y - self.fronts[0].bleed.y, 0)
+        marks = _crop_marks(self.page[0], self.page[1], slots, ox, oy)
+        # keep the strip around the fold clear: only the outer ticks of each cut line remain
+        return tuple(m for m in marks if not (min(m.x1, m.x2) < self.fold_x + FOLD_CLEAR
+                                              and max(m.x1, m.x2) > self.fold_x - FOLD_CLEAR))
+
+
+def fold_grid(paper: str, trim: tuple[float, float], bleed: float,
+              where: tuple[str, int | None] = ("", None)) -> FoldGrid:
+    best = None
+    for landscape in (False, True):
+        pw, ph = PAPERS[paper]
+        if landscape:
+            pw, ph = ph, pw
+        w, h = trim
+        fold = pw / 2
+        room = fold - FOLD_CLEAR - bleed - MIN_MARGIN        # trim may run from the margin to here
+        cols = int(room // w)
+        if cols < 1:
+            continue
+        try:
+            gy, my, iy, oy = _axis(ph, max(1, int((ph - 2 * MIN_MARGIN) // h)), h, bleed)
+        except ValueError:
+            continue
+        rows = max(1, int((ph - 2 * MIN_MARGIN) // h))
+        right = fold - FOLD_CLEAR - bleed                    # the front block's right trim edge
+        fronts, backs = [], []
+        for r in range(rows):
+            for c in range(cols):
+                x = right - (cols - c) * w
+                trim_rect = Rect(x, my + r * (h + gy), w, h)
+                top = oy if r == 0 else iy
+                bottom = oy if r == rows - 1 else iy
+                left = min(bleed, x - MIN_MARGIN + bleed) if c == 0 else 0.0
+                rght = bleed if c == cols - 1 else 0.0
+                bleed_rect = trim_rect.grown(left, top, rght, bottom)
+                fronts.append(Slot(r, c, trim_rect, bleed_rect))
+                backs.append(Slot(r, cols - 1 - c, trim_rect.mirrored(pw), bleed_rect.mirrored(pw)))
+        grid = FoldGrid(paper, (pw, ph), tuple(fronts), tuple(backs), fold)
+        if best is None or grid.per_sheet > best.per_sheet:
+            best = grid
+    if best is None:
+        raise PnpError(Problem(*where, f"cards of {trim[0]:g} × {trim[1]:g} mm do not fit a gutter-fold "
+                               f"sheet of {paper}"))
+    return best
 
 
 def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -> list[Mark]:
@@ -141,8 +227,9 @@ def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -
 class Placement:
     item: object           # whatever is being placed (the packer does not look inside)
     rect: Rect             # where it lands on the sheet (already scaled)
-    rotated: bool = False
+    rotation: int = 0      # 180 for backs of a short-edge flip
     scale: float = 1.0     # < 1 for a piece larger than the sheet, printed reduced
+    tile: "Tile | None" = None
 
 
 @dataclass
@@ -187,7 +274,8 @@ def scaled_alone(item, size: tuple[float, float], paper: str) -> PieceSheet:
     return PieceSheet(page, [Placement(item, rect, scale=scale)])
 
 
-def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], paper: str) -> list[PieceSheet]:
+def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], paper: str,
+                page_size: tuple[float, float] | None = None) -> list[PieceSheet]:
     """Shelf-pack pieces (item, (w, h), own_page, gap) onto sheets in order.
 
     A piece too large for any sheet is printed alone, reduced to fit (the note on the
@@ -196,11 +284,7 @@ def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], pa
     current: PieceSheet | None = None
     shelf_y = shelf_h = cursor_x = shelf_gap = 0.0
     for item, (w, h), own_page, gap in items:
-        if not fits_sheet((w, h), paper):
-            sheets.append(scaled_alone(item, (w, h), paper))
-            current = None
-            continue
-        page = orientation_for((w, h), paper)
+        page = page_size or orientation_for((w, h), paper)
         pw, ph = page
         usable_w = pw - 2 * MIN_MARGIN
         new_sheet = current is None or own_page or current.page != page
@@ -225,12 +309,6 @@ def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], pa
     return sheets
 
 
-def mirrored_sheet(sheet: PieceSheet, flip) -> PieceSheet:
-    """The back of a sheet of two-sided pieces: each piece at its long-edge mirror position."""
-    return PieceSheet(sheet.page, [Placement(flip(p.item), p.rect.mirrored(sheet.page[0]), p.rotated, p.scale)
-                                   for p in sheet.placements])
-
-
 def _centre(sheet: PieceSheet) -> None:
     """Centre the packed block on the page so both margins are equal."""
     if not sheet.placements:
@@ -241,5 +319,78 @@ def _centre(sheet: PieceSheet) -> None:
     bottom = max(p.rect.y + p.rect.h for p in sheet.placements)
     dx = (sheet.page[0] - (right - left)) / 2 - left
     dy = (sheet.page[1] - (bottom - top)) / 2 - top
-    sheet.placements = [Placement(p.item, Rect(p.rect.x + dx, p.rect.y + dy, p.rect.w, p.rect.h), p.rotated)
+    sheet.placements = [Placement(p.item, Rect(p.rect.x + dx, p.rect.y + dy, p.rect.w, p.rect.h), p.rotation)
                         for p in sheet.placements]
+
+
+# --- boards larger than a sheet: tiles -------------------------------------------------
+
+TILE_OVERLAP = 10.0     # mm each tile repeats of its neighbour, to glue over
+TILE_NOTE = 14.0        # mm kept under the tile for its number and the assembly diagram
+
+
+@dataclass(frozen=True)
+class Tile:
+    number: int            # 1-based, row by row
+    row: int
+    col: int
+    rows: int
+    cols: int
+    area: Rect             # the part of the piece this tile shows, in the piece's own mm
+    page: tuple[float, float]
+    at: Rect               # where that part lands on the page
+
+
+def tiles(size: tuple[float, float], paper: str) -> list[Tile]:
+    """Cut a piece into page-sized tiles that overlap by TILE_OVERLAP, on the orientation
+    that needs fewer sheets."""
+    w, h = size
+    best = None
+    for landscape in (False, True):
+        pw, ph = PAPERS[paper]
+        if landscape:
+            pw, ph = ph, pw
+        aw, ah = pw - 2 * MIN_MARGIN, ph - 2 * MIN_MARGIN - TILE_NOTE
+        cols = max(1, -(-(w - TILE_OVERLAP) // (aw - TILE_OVERLAP)))
+        rows = max(1, -(-(h - TILE_OVERLAP) // (ah - TILE_OVERLAP)))
+        cols, rows = int(cols), int(rows)
+        if best is None or cols * rows < best[0] * best[1]:
+            best = (cols, rows, (pw, ph), aw, ah)
+    cols, rows, page, aw, ah = best
+    # spread the pieces evenly: every tile shows the same share, overlaps exactly TILE_OVERLAP
+    tw = (w + (cols - 1) * TILE_OVERLAP) / cols
+    th = (h + (rows - 1) * TILE_OVERLAP) / rows
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            area = Rect(c * (tw - TILE_OVERLAP), r * (th - TILE_OVERLAP), tw, th)
+            at = Rect((page[0] - tw) / 2, MIN_MARGIN, tw, th)
+            out.append(Tile(r * cols + c + 1, r, c, rows, cols, area, page, at))
+    return out
+
+
+# --- duplex: where a back goes -----------------------------------------------------------
+
+DUPLEX_MODES = ("long", "short", "none", "gutterfold")
+
+
+def back_placement(rect: Rect, page: tuple[float, float], duplex: str,
+                   offset: tuple[float, float] = (0.0, 0.0)) -> tuple[Rect, int]:
+    """Where the back of something at `rect` goes on the back page, and its rotation.
+
+    The printer turns the sheet over the paper's long edge ("long") or its short edge
+    ("short"). For a portrait page a long-edge flip mirrors left–right; a landscape page
+    is turned onto portrait paper by the driver, so there it mirrors top–bottom. With a
+    short-edge flip the driver prints the back upside down compared with a long-edge one,
+    so the back page is the long-edge back page turned 180°. `offset` (mm) is the
+    printer's measured back-side registration error, corrected by shifting the back.
+    "none" prints backs on separate sheets for a manual long-edge re-feed.
+    """
+    w, h = page
+    landscape = w > h
+    mode = "long" if duplex == "none" else duplex
+    left_right = (mode == "long") != landscape
+    moved = Rect(w - rect.x - rect.w, rect.y, rect.w, rect.h) if left_right else \
+        Rect(rect.x, h - rect.y - rect.h, rect.w, rect.h)
+    dx, dy = offset
+    return Rect(moved.x + dx, moved.y + dy, moved.w, moved.h), (180 if mode == "short" else 0)

@@ -24,6 +24,21 @@ class Placed:
     clip: Rect | None     # the clipping rectangle in force, if any
     rotation: int         # 0 or 180
     xobject: pikepdf.Object = field(compare=False, repr=False, hash=False)
+    matrix: tuple = field(default=(1, 0, 0, 1, 0, 0), compare=False, repr=False)
+    page_height: float = field(default=0.0, compare=False, repr=False)
+
+    @property
+    def trim(self) -> Rect | None:
+        """The card's trim as printed, from the trim box its form carries (/PnpTrim)."""
+        box = self.xobject.get("/PnpTrim")
+        if box is None:
+            return None
+        x0, y0, x1, y1 = (float(v) for v in box)
+        return _to_rect([_apply(self.matrix, x0, y0), _apply(self.matrix, x1, y1)], self.page_height)
+
+    @property
+    def label(self) -> str:
+        return str(self.xobject.get("/PnpId", ""))
 
 
 @dataclass(frozen=True)
@@ -97,7 +112,7 @@ def walk(page: pikepdf.Page) -> tuple[list[Placed], list[Segment]]:
             m = _mul(matrix, ctm)
             corners = [_apply(m, bx0, by0), _apply(m, bx1, by1)]
             rotation = 180 if m[0] < 0 and m[3] < 0 else 0
-            placed.append(Placed(name, _to_rect(corners, h), clip, rotation, xobj))
+            placed.append(Placed(name, _to_rect(corners, h), clip, rotation, xobj, tuple(m), h))
     return placed, segments
 
 
@@ -142,8 +157,10 @@ def _glyph_count(program) -> int | None:
 
 
 def fonts(pdf: pikepdf.Pdf) -> dict:
-    """Every font the document draws with, what it embeds and which glyphs it uses."""
+    """Every font the document draws with, what it embeds and which glyphs it uses.
+    A form XObject shared by many pages (a card back) is read once."""
     uses: dict = {}
+    seen: set = set()
 
     def scan(content_owner, resources, depth=0):
         if depth > 8 or resources is None:
@@ -169,7 +186,9 @@ def fonts(pdf: pikepdf.Pdf) -> dict:
                         else:
                             current.used.update(data)
         for xobj in resources.get("/XObject", {}).values():
-            if xobj.get("/Subtype") == "/Form":
+            if xobj.get("/Subtype") == "/Form" and xobj.objgen not in seen:
+                if xobj.is_indirect:
+                    seen.add(xobj.objgen)
                 scan(xobj, xobj.get("/Resources"), depth + 1)
 
     for page in pdf.pages:
@@ -187,3 +206,63 @@ def _use(uses: dict, font: pikepdf.Object) -> FontUse:
             use.first_char, use.last_char = int(font.FirstChar), int(font.LastChar)
         uses[key] = use
     return uses[key]
+
+
+# --- raster images ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ImageUse:
+    page: int
+    owner: str            # the card (/PnpId of the form it sits in), or "" on the page itself
+    pixels: tuple[int, int]
+    size_mm: tuple[float, float]
+
+    @property
+    def dpi(self) -> float:
+        w, h = self.size_mm
+        return min(self.pixels[0] / (w / 25.4) if w else 1e9, self.pixels[1] / (h / 25.4) if h else 1e9)
+
+
+def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
+    """Every raster image drawn, with its printed size (through nested forms). The images
+    inside a form are found once and then placed with each use of the form."""
+    found = []
+    inside: dict = {}     # form objgen -> [(xobject, matrix within the form, owner label)]
+
+    def scan(owner_obj, resources, owner, depth=0) -> list:
+        """(image, matrix relative to owner_obj's space, owner label) for everything it draws."""
+        if depth > 8 or resources is None:
+            return []
+        xobjects = resources.get("/XObject", {})
+        out, stack, m = [], [], [1, 0, 0, 1, 0, 0]
+        for operands, op in pikepdf.parse_content_stream(owner_obj):
+            op = str(op)
+            if op == "q":
+                stack.append(m)
+            elif op == "Q":
+                m = stack.pop() if stack else [1, 0, 0, 1, 0, 0]
+            elif op == "cm":
+                m = _mul([float(v) for v in operands], m)
+            elif op == "Do":
+                xobj = xobjects.get(str(operands[0]))
+                if xobj is None:
+                    continue
+                if xobj.get("/Subtype") == "/Image":
+                    out.append((xobj, m, owner))
+                elif xobj.get("/Subtype") == "/Form":
+                    key = xobj.objgen if xobj.is_indirect else None
+                    if key is None or key not in inside:
+                        items = scan(xobj, xobj.get("/Resources"), str(xobj.get("/PnpId", owner)), depth + 1)
+                        if key is None:
+                            continue
+                        inside[key] = items
+                    local = _mul([float(v) for v in xobj.get("/Matrix", [1, 0, 0, 1, 0, 0])], m)
+                    out += [(image, _mul(inner, local), label) for image, inner, label in inside[key]]
+        return out
+
+    for number, page in enumerate(pdf.pages, 1):
+        for xobj, m, owner in scan(page, page.Resources, ""):
+            w_pt = (m[0] ** 2 + m[1] ** 2) ** 0.5
+            h_pt = (m[2] ** 2 + m[3] ** 2) ** 0.5
+            found.append(ImageUse(number, owner, (int(xobj.Width), int(xobj.Height)), (w_pt * MM, h_pt * MM)))
+    return found

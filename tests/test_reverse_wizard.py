@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import json
+
 import pytest
 
 from generator.assets import Assets
@@ -60,7 +62,9 @@ def test_packs_hold_the_component_list(wizard_built, players):
         counted[entry["component"]] += len(placed)
     assert dict(counted) == SEED[players]
     assert not any("xinghongzhanfang" in s["card"] for e in manifest["pages"] for s in e.get("slots", []))
-    pieces = Counter(p["piece"] for e in manifest["pages"] if e["role"] == "board" for p in e["pieces"])
+    printed = {(p["piece"], p["copy"]) for e in manifest["pages"] if e["role"] in ("board", "board-tile")
+               for p in e["pieces"]}
+    pieces = Counter(piece for piece, _ in printed)
     assert pieces == {"player-panel": players, "monster-panel": 1, "time-wheel": 1, "shop-row": 1, "coin": 40,
                       "mana-marker": players, "freeze-marker": players, "hp-marker": 8,
                       "player-marker": 2 * players, "reversal-token": players, "first-player": 1, "die-net": 1}
@@ -99,12 +103,17 @@ def test_reversal_tokens_are_two_sided(wizard_built):
     assert page_text(path, pages[1]["number"]).count("火光面") == 4
 
 
-def test_time_wheel_larger_than_a_sheet_is_scaled_with_a_note(wizard_built):
-    manifest = wizard_built.manifest(4, "a4")
+def test_time_wheel_fits_one_sheet_with_fit(tmp_path):
+    """--fit prints a board larger than the sheet reduced onto one page, with the scale on it."""
+    from tests.conftest import make_project
+    project = make_project(tmp_path / "project", [GAME])
+    assert pnp(project, "build", GAME, "--players", "4", "--paper", "a4", "--fit").exit_code == 0
+    folder = project / "build" / GAME
+    manifest = json.loads((folder / f"{GAME}-4p-a4-fit.json").read_text())
     entry = next(e for e in manifest["pages"] if e.get("components") == ["time-wheel"])
     scale = entry["pieces"][0]["scale"]
     assert 0.5 < scale < 1
-    text = page_text(wizard_built.folder / manifest["file"], entry["number"]).replace(" ", "")
+    text = page_text(folder / manifest["file"], entry["number"]).replace(" ", "")
     assert f"按{round(scale * 100)}%缩小打印" in text and "原尺寸320×320mm" in text
 
 

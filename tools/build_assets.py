@@ -22,7 +22,7 @@ from fontTools import subset
 from fontTools.ttLib import TTFont
 
 ROOT = Path(__file__).resolve().parent.parent
-TEXT_SOURCES = ["cards", "templates", "bench/cards", "tests/fixtures"]
+TEXT_SOURCES = ["cards", "templates", "generator", "bench/cards", "tests/fixtures"]
 # Emoji the games use are drawn from Twemoji; list extra ones here to ship them too.
 EXTRA_EMOJI = "🎲🪙🧙🐲⏳💰❄️🔥⭐🛒🏰⚔️🛡️🗺️🧭"
 

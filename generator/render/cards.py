@@ -22,7 +22,7 @@ from generator.assets import Assets, describe_char
 from generator.errors import PnpError, Problem
 from generator.game import Card, Deck, Game
 from generator.project import Project
-from generator.render.html import FencedFetcher, captured_warnings, jinja_env, printed_text
+from generator.render.html import fenced_fetcher, captured_warnings, jinja_env, printed_text
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -58,16 +58,21 @@ class Rendered:
     pages: dict = field(default_factory=dict)
 
 
+INK_SAVER_CSS = "base/ink-saver.css"
+
+
 class CardRenderer:
-    def __init__(self, project: Project, assets: Assets, game: Game):
+    def __init__(self, project: Project, assets: Assets, game: Game, ink_saver: bool = False):
         self.project, self.assets, self.game = project, assets, game
+        self.ink_saver = ink_saver
         self.env = jinja_env(project, assets, game.spec.keywords)
-        self.fetcher = FencedFetcher(project.readable_roots())
+        self.fetcher = fenced_fetcher(project.readable_roots())
         self.colours = {c.id: c for c in game.spec.player_colours}
 
     # --- turning a card into HTML ------------------------------------------------------
     def stylesheets(self, deck: Deck) -> list[str]:
-        return [BASE_CSS] + list(self.game.spec.css) + list(deck.spec.css)
+        sheets = [BASE_CSS] + list(self.game.spec.css) + list(deck.spec.css)
+        return sheets + [INK_SAVER_CSS] if self.ink_saver else sheets
 
     def face(self, deck: Deck, card: Card | None, side: str) -> Face:
         template = deck.spec.face if side == "face" else deck.spec.back

@@ -18,26 +18,24 @@ from generator.markup import to_html
 from generator.project import Project
 
 
-class FencedFetcher:
-    """Lets WeasyPrint read files inside the project's own folders and nothing else:
-    no network, no file:// elsewhere, no escaping with ../."""
+def fenced_fetcher(roots: list[Path]):
+    """A WeasyPrint URL fetcher that reads files inside the project's own folders and nothing
+    else: no network, no file:// elsewhere, no escaping with ../ or a symbolic link."""
+    from weasyprint.urls import URLFetcher
 
-    def __init__(self, roots: list[Path]):
-        from weasyprint.urls import URLFetcher
-        self.roots = [r.resolve() for r in roots]
-        self._inner = URLFetcher(allowed_protocols={"file"})
+    allowed = [r.resolve() for r in roots]
 
-    def fetch(self, url, headers=None):
-        parsed = urlparse(url)
-        if parsed.scheme != "file":
-            raise ValueError(f"blocked: {url} (only files inside the project may be used)")
-        path = Path(unquote(parsed.path)).resolve()
-        if not any(path.is_relative_to(root) for root in self.roots):
-            raise ValueError(f"blocked: {path} is outside the project's folders")
-        return self._inner.fetch(url, headers)
+    class FencedFetcher(URLFetcher):
+        def fetch(self, url, headers=None):
+            parsed = urlparse(url)
+            if parsed.scheme != "file":
+                raise ValueError(f"blocked: {url} (only files inside the project may be used)")
+            path = Path(unquote(parsed.path)).resolve()
+            if not any(path.is_relative_to(root) for root in allowed):
+                raise ValueError(f"blocked: {path} is outside the project's folders")
+            return super().fetch(url, headers)
 
-    def __call__(self, url):
-        return self.fetch(url)
+    return FencedFetcher(allowed_protocols={"file"})
 
 
 def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> ImmutableSandboxedEnvironment:

@@ -15,11 +15,11 @@ from generator.errors import PnpError, Problem
 from generator.game import Game
 from generator.layout import PAPERS
 from generator.project import Project
-from generator.render.html import FencedFetcher, captured_warnings, jinja_env
+from generator.render.html import fenced_fetcher, captured_warnings, jinja_env
 
 
 def render_info(project: Project, assets: Assets, game: Game, pack, paper: str, sections, runs,
-                info_pages: int, body_pages: int) -> pikepdf.Pdf:
+                info_pages: int, body_pages: int, options) -> pikepdf.Pdf:
     from weasyprint import HTML
     env = jinja_env(project, assets, game.spec.keywords)
     extra = f"{game.id}/info.html"
@@ -28,10 +28,10 @@ def render_info(project: Project, assets: Assets, game: Game, pack, paper: str, 
         game=game.spec, pack=pack, paper=paper, page={"width": w, "height": h}, sections=sections, runs=runs,
         info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
         font_css=assets.font_face_css(), fonts=assets.fonts, derived=game.derived,
-        extra=extra if (project.templates / extra).is_file() else None)
+        extra=extra if (project.templates / extra).is_file() else None, options=options)
     with captured_warnings() as warnings:
         data = HTML(string=html, base_url=str(project.root) + "/",
-                    url_fetcher=FencedFetcher(project.readable_roots())).write_pdf()
+                    url_fetcher=fenced_fetcher(project.readable_roots())).write_pdf()
     serious = [m for m in warnings if ".notdef" in m or "Failed" in m or "Ignored" in m]
     if serious:
         raise PnpError([Problem("templates/base/info.html", None, m) for m in serious])

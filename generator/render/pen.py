@@ -42,13 +42,15 @@ def colour(value: str | None):
 
 
 class Pen:
-    def __init__(self, canvas: Canvas, assets: Assets, page_height: float, origin: tuple[float, float] = (0, 0)):
+    def __init__(self, canvas: Canvas, assets: Assets, page_height: float, origin: tuple[float, float] = (0, 0),
+                 ink_saver: bool = False):
         self.c, self.assets, self.page_height = canvas, assets, page_height
         self.ox, self.oy = origin
+        self.ink_saver = ink_saver     # draft prints: no fills, light frames, black text
 
     def at(self, x: float, y: float) -> "Pen":
         """A pen whose (0, 0) is (x, y) of this one."""
-        return Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y))
+        return Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver)
 
     def xy(self, x: float, y: float) -> tuple[float, float]:
         return (self.ox + x) * PT, (self.page_height - self.oy - y) * PT
@@ -58,6 +60,9 @@ class Pen:
         c = self.c
         fill = None if fill in (None, "", "none") else fill
         stroke = None if stroke in (None, "", "none") else stroke
+        if self.ink_saver:
+            fill = None
+            stroke = "#999999" if stroke else None
         if fill:
             c.setFillColor(colour(fill))
         if stroke:
@@ -202,7 +207,7 @@ class Pen:
             px, py = self.xy(x, y)
             self.c.translate(px, py)
             self.c.rotate(-rotate)
-            pen = Pen(self.c, self.assets, 0)  # y still grows downwards from the new origin
+            pen = Pen(self.c, self.assets, 0, ink_saver=self.ink_saver)  # y grows downwards from the new origin
             for i, runs in enumerate(lines):
                 pen._draw_line(runs, 0, i * step, size, fill, align, width)
             self.c.restoreState()
@@ -218,7 +223,7 @@ class Pen:
         elif align == "right":
             x -= line_width if width is None else line_width - width
         baseline = y + size * ASCENT / PT
-        self.c.setFillColor(colour(fill))
+        self.c.setFillColor(colour("#000000" if self.ink_saver else fill))
         cursor = x
         for name, text in runs:
             if name == "icon":

@@ -19,7 +19,7 @@ from generator.errors import PnpError, Problem
 from generator.expr import ExprError, evaluate, evaluate_deep
 from generator.game import Game
 from generator.impose import PT
-from generator.layout import PieceSheet
+from generator.layout import TILE_OVERLAP, PieceSheet, Rect
 from generator.render.pen import GlyphError, Pen, register_fonts
 from generator.schema import PieceSpec, PlayerColour
 from generator.yamlsrc import line_at
@@ -43,8 +43,8 @@ class DrawError(ValueError):
 
 
 class PieceDrawer:
-    def __init__(self, assets: Assets, game: Game):
-        self.assets, self.game = assets, game
+    def __init__(self, assets: Assets, game: Game, ink_saver: bool = False):
+        self.assets, self.game, self.ink_saver = assets, game, ink_saver
         register_fonts(assets)
         self.file = f"cards/{game.id}/{game.spec.pieces}"
 
@@ -55,29 +55,85 @@ class PieceDrawer:
         for sheet in sheets:
             canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
             for placement in sheet.placements:
-                item: PieceCopy = placement.item
-                if placement.scale == 1.0:
-                    pen = Pen(canvas, self.assets, sheet.page[1], (placement.rect.x, placement.rect.y))
-                    self.draw_piece(pen, item, {**context, "pack": pack})
+                ctx = {**context, "pack": pack}
+                if placement.tile is not None:
+                    self._draw_tile(canvas, sheet, placement, ctx)
+                elif placement.scale != 1.0:
+                    self._draw_scaled(canvas, sheet, placement, ctx)
                 else:
-                    self._draw_scaled(canvas, sheet, placement, {**context, "pack": pack})
+                    self._draw_placed(canvas, sheet, placement, ctx)
+            if getattr(sheet, "fold_x", None):
+                self._pen(canvas, sheet.page[1]).line([(sheet.fold_x, 5), (sheet.fold_x, sheet.page[1] - 5)],
+                                                      stroke="#777777", line=0.5, dash=True)
             canvas.showPage()
         canvas.save()
         return buffer.getvalue()
 
+    def _pen(self, canvas, page_height: float, origin=(0, 0)) -> Pen:
+        return Pen(canvas, self.assets, page_height, origin, self.ink_saver)
+
+    def _local(self, canvas, sheet, rect, rotation: int = 0, scale: float = 1.0):
+        """Move the canvas so a Pen at (0, 0) draws the piece at rect (turned 180° for a short-edge back)."""
+        canvas.saveState()
+        if rotation == 180:
+            canvas.translate((rect.x + rect.w) * PT, (sheet.page[1] - rect.y - rect.h) * PT)
+            canvas.rotate(180)
+        else:
+            canvas.translate(rect.x * PT, (sheet.page[1] - rect.y) * PT)
+        canvas.scale(scale, scale)
+        return self._pen(canvas, 0)
+
+    def _draw_placed(self, canvas, sheet, placement, context) -> None:
+        pen = self._local(canvas, sheet, placement.rect, placement.rotation)
+        self.draw_piece(pen, placement.item, context)
+        canvas.restoreState()
+
     def _draw_scaled(self, canvas, sheet, placement, context) -> None:
         """A piece larger than the sheet, drawn reduced, with a note giving the scale."""
         rect, item = placement.rect, placement.item
-        canvas.saveState()
-        canvas.translate(rect.x * PT, (sheet.page[1] - rect.y) * PT)
-        canvas.scale(placement.scale, placement.scale)
-        self.draw_piece(Pen(canvas, self.assets, 0), item, context)   # y grows downwards from its top-left
+        pen = self._local(canvas, sheet, rect, scale=placement.scale)
+        self.draw_piece(pen, item, context)
         canvas.restoreState()
         w, h = item.size
         note = (f"{item.piece.name}：按 {placement.scale * 100:.0f}% 缩小打印在一页上"
                 f"（原尺寸 {w:g} × {h:g} mm）")
-        Pen(canvas, self.assets, sheet.page[1]).text(note, rect.x, rect.y + rect.h + 2, size=8, fill="#555555",
-                                                     align="centre", width=rect.w)
+        self._pen(canvas, sheet.page[1]).text(note, rect.x, rect.y + rect.h + 2, size=8, fill="#555555",
+                                              align="centre", width=rect.w)
+
+    def _draw_tile(self, canvas, sheet, placement, context) -> None:
+        """One tile of a piece larger than the sheet: its part of the piece, clipped, with the
+        alignment marks its neighbours share and an assembly diagram."""
+        tile, item = placement.tile, placement.item
+        at, area = tile.at, tile.area
+        canvas.saveState()
+        clip = canvas.beginPath()
+        clip.rect(at.x * PT, (sheet.page[1] - at.y - at.h) * PT, at.w * PT, at.h * PT)
+        canvas.clipPath(clip, stroke=0, fill=0)
+        origin = Rect(at.x - area.x, at.y - area.y, 0, 0)
+        pen = self._local(canvas, sheet, origin)
+        self.draw_piece(pen, item, context)
+        canvas.restoreState()          # the piece's placement
+        canvas.restoreState()          # the tile's clip
+        page = self._pen(canvas, sheet.page[1])
+        for x, y in _alignment_points(tile, item.size):
+            px, py = at.x + x - area.x, at.y + y - area.y
+            page.circle(px, py, 2.2, stroke="#c0392b", line=0.4)
+            page.line([(px - 3.5, py), (px + 3.5, py)], stroke="#c0392b", line=0.4)
+            page.line([(px, py - 3.5), (px, py + 3.5)], stroke="#c0392b", line=0.4)
+        page.rect(at.x, at.y, at.w, at.h, stroke="#888888", line=0.3, dash=True)
+        below = at.y + at.h + 3
+        cell = 4.5
+        for r in range(tile.rows):
+            for c in range(tile.cols):
+                current = (r, c) == (tile.row, tile.col)
+                page.rect(at.x + c * cell, below + r * cell, cell, cell, fill="#f5b041" if current else "#ffffff",
+                          stroke="#555555", line=0.4)
+                page.text(str(r * tile.cols + c + 1), at.x + c * cell, below + r * cell + 0.7, size=6,
+                          align="centre", width=cell)
+        w, h = item.size
+        note = (f"{item.piece.name}（{w:g} × {h:g} mm）· 拼接块 {tile.number} / {tile.rows * tile.cols}，"
+                f"第 {tile.row + 1} 行第 {tile.col + 1} 列 · 相邻块重叠 {TILE_OVERLAP:g} mm：对齐红色 ⊕ 后粘合")
+        page.text(note, at.x + tile.cols * cell + 4, below, size=8, fill="#333333", width=at.w - tile.cols * cell - 4)
 
     def draw_piece(self, pen: Pen, item: PieceCopy, context: dict) -> None:
         piece = item.piece
@@ -120,6 +176,34 @@ class PieceDrawer:
             if entry.get("id") == piece.id:
                 return line_at(raw, ("pieces", position, key, index))[1]
         return None
+
+
+def _alignment_points(tile, size) -> list[tuple[float, float]]:
+    """Piece coordinates of ⊕ marks in this tile's overlaps; its neighbour prints the same points."""
+    area, w, h = tile.area, size[0], size[1]
+    points = []
+    xs_bands = []
+    if tile.col > 0:
+        xs_bands.append(area.x + TILE_OVERLAP / 2)
+    if tile.col < tile.cols - 1:
+        xs_bands.append(area.x + area.w - TILE_OVERLAP / 2)
+    ys_bands = []
+    if tile.row > 0:
+        ys_bands.append(area.y + TILE_OVERLAP / 2)
+    if tile.row < tile.rows - 1:
+        ys_bands.append(area.y + area.h - TILE_OVERLAP / 2)
+    step = 40.0
+    for x in xs_bands:
+        points += [(x, y) for y in _every(step, area.y + 8, area.y + area.h - 8)]
+    for y in ys_bands:
+        points += [(x, y) for x in _every(step, area.x + 8, area.x + area.w - 8)]
+    return points
+
+
+def _every(step: float, low: float, high: float) -> list[float]:
+    """Multiples of step inside [low, high] (shared by neighbours because they are absolute)."""
+    first = math.ceil(low / step) * step
+    return [first + i * step for i in range(int((high - first) // step) + 1)] if first <= high else []
 
 
 # --- the primitives -------------------------------------------------------------------------
@@ -362,6 +446,8 @@ def draw_cells(pen: Pen, el, ctx):
 
 def draw_pattern(pen: Pen, el, ctx):
     """The player patterns (stripes, dots …) as light strokes over an area."""
+    if pen.ink_saver:
+        return
     kind = _s(el.pattern, ctx)
     x0, y0, w, h = _n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx), _n(el.h, ctx)
     c = pen.c

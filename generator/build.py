@@ -49,7 +49,7 @@ def select_packs(game: Game, players: list[int] | None):
 
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
-               options: PrintOptions = PrintOptions()) -> list[str]:
+               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> list[str]:
     checked = check_game(project, assets, game_id)
     game = checked.game
     packs = select_packs(game, players)
@@ -63,7 +63,10 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             faces[(deck.id, card.id, "face")] = renderer.face(deck, card, "face")
             if deck.spec.back:
                 faces[(deck.id, card.id, "back")] = renderer.face(deck, card, "back")
-    rendered = renderer.render(list(faces.values()))
+    rendered = renderer.render(list(faces.values()), jobs=jobs, progress=progress(game_id, len(faces))
+                               if progress else None)
+    cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
+    say(f"{game_id}: rendered {len(rendered.fresh)} faces, {cached} from the cache")
     builder = PackBuilder(project, assets, game, rendered, faces, options)
     written = []
     for pack in packs:

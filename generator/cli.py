@@ -6,6 +6,7 @@ Exit status: 0 done, 1 the input has problems (printed one per line as
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import traceback
 
@@ -143,10 +144,12 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @click.option("--ink-saver", is_flag=True, help="Draft print: no full-bleed fills, light frames, black text.")
 @click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Processes rendering card faces (default: every core).")
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, project_dir):
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, jobs, project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
     Every pack is read back and preflighted before it replaces the previous file."""
@@ -160,7 +163,22 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
     for game_id in games:
-        build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo, options=options)
+        build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo, options=options,
+                   jobs=jobs or os.cpu_count() or 1, progress=_progress)
+
+
+def _progress(label: str, total: int):
+    """A progress bar on stderr (only drawn on a terminal); returns a function advancing it."""
+    bar = click.progressbar(length=total, label=f"rendering {label}", file=sys.stderr)
+    bar.__enter__()
+    state = {"done": 0}
+
+    def advance(n: int) -> None:
+        bar.update(n)
+        state["done"] += n
+        if state["done"] >= total:
+            bar.__exit__(None, None, None)
+    return advance
 
 
 @main.command()

@@ -5,6 +5,7 @@ the pack, the player) but cannot call into Python or change anything.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -23,15 +24,21 @@ def is_expr(value: Any) -> bool:
     return isinstance(value, str) and "{{" in value
 
 
+@functools.lru_cache(maxsize=4096)
+def _compiled(value: str):
+    """An expression or template compiled once, however many pieces and copies use it."""
+    whole = _WHOLE.match(value)
+    if whole and "{{" not in whole.group(1):
+        return _ENV.compile_expression(whole.group(1), undefined_to_none=False)
+    return _ENV.from_string(value).render
+
+
 def evaluate(value: Any, context: dict) -> Any:
     """A native value for '{{ x }}', a string for text with {{ }} inside, else value itself."""
     if not is_expr(value):
         return value
     try:
-        whole = _WHOLE.match(value)
-        if whole and "{{" not in whole.group(1):
-            return _ENV.compile_expression(whole.group(1), undefined_to_none=False)(**context)
-        return _ENV.from_string(value).render(**context)
+        return _compiled(value)(**context)
     except TemplateError as exc:
         raise ExprError(f"{value.strip()}: {exc.message or exc}") from None
     except (TypeError, KeyError, IndexError, ValueError, ZeroDivisionError, AttributeError) as exc:

@@ -20,6 +20,7 @@ from generator import __version__
 from generator.assets import Assets
 from generator.atomic import commit, stage
 from generator.errors import PnpError, Problem
+from generator.fontmerge import merge_fonts
 from generator.game import Card, Game
 from generator.impose import Imposer, pt
 from generator.layout import (FOLD_CLEAR, MIN_MARGIN, PAPERS, CardGrid, FoldGrid, Mark, back_placement, card_grid,
@@ -95,6 +96,7 @@ class PackBuilder:
                 deferred += self._draw_pieces(body, pieces, paper, pack)
         for make_back in deferred:
             make_back()
+        merge_fonts(body.pdf, self.assets, self.project.build / ".cache" / "fonts")   # one program per font
         sections.sort(key=lambda s: s.first_page)
         info, runs = self._info(pack, paper, sections, body)
         out = pikepdf.new()

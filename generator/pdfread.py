@@ -167,8 +167,8 @@ def fonts(pdf: pikepdf.Pdf) -> dict:
             return
         font_dict = resources.get("/Font", {})
         current = None
-        try:
-            instructions = pikepdf.parse_content_stream(content_owner)
+        try:   # only the operators that matter here: the parse is done in C++
+            instructions = pikepdf.parse_content_stream(content_owner, "Tf Tj TJ ' \"")
         except pikepdf.PdfError:
             return
         for operands, op in instructions:
@@ -235,7 +235,7 @@ def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
             return []
         xobjects = resources.get("/XObject", {})
         out, stack, m = [], [], [1, 0, 0, 1, 0, 0]
-        for operands, op in pikepdf.parse_content_stream(owner_obj):
+        for operands, op in pikepdf.parse_content_stream(owner_obj, "q Q cm Do"):
             op = str(op)
             if op == "q":
                 stack.append(m)

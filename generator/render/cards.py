@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import io
+import multiprocessing
 import traceback
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pikepdf
 from jinja2 import TemplateError, TemplateSyntaxError
 
-from generator import __version__
 from generator.assets import Assets, describe_char
+from generator.cache import FaceCache, FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
 from generator.game import Card, Deck, Game
 from generator.project import Project
-from generator.render.html import fenced_fetcher, captured_warnings, jinja_env, printed_text
+from generator.render.canonical import canonical_face
+from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -56,6 +59,20 @@ class Rendered:
     """Rendered pages by face key; holds the PDFs the pages live in."""
     pdfs: list = field(default_factory=list)
     pages: dict = field(default_factory=dict)
+    fresh: list = field(default_factory=list)     # labels of the faces rendered now (not cached)
+
+    def add(self, key: str, pdf: pikepdf.Pdf) -> None:
+        self.pdfs.append(pdf)
+        self.pages[key] = pdf.pages[0]
+
+
+CHUNK = 40          # faces per WeasyPrint document: large enough to be fast, small enough for memory
+_WORKER = None      # (renderer, chunks) for forked workers
+
+
+def _render_chunk_in_worker(index: int):
+    renderer, chunks = _WORKER
+    return renderer._render_chunk(*chunks[index])
 
 
 INK_SAVER_CSS = "base/ink-saver.css"
@@ -65,6 +82,8 @@ class CardRenderer:
     def __init__(self, project: Project, assets: Assets, game: Game, ink_saver: bool = False):
         self.project, self.assets, self.game = project, assets, game
         self.ink_saver = ink_saver
+        self.cache = FaceCache(project)
+        self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords)
         self.fetcher = fenced_fetcher(project.readable_roots())
         self.colours = {c.id: c for c in game.spec.player_colours}
@@ -80,13 +99,26 @@ class CardRenderer:
         face = Face(deck, card, side, "", template, source)
         face.html = self._fragment(face, 1.0)
         face.fragments[1.0] = face.html
-        css = "".join((self.project.templates / name).read_text(encoding="utf-8")
-                      for name in self.stylesheets(deck))
-        digest = hashlib.sha256()
-        for part in (__version__, template, css, face.html, repr(face.page_size)):
-            digest.update(part.encode("utf-8"))
-        face.key = digest.hexdigest()[:32]
+        face.key = self._key(face)
         return face
+
+    def _key(self, face: Face) -> str:
+        """Everything that decides how the face looks (see cache.py)."""
+        digest = hashlib.sha256()
+        parts = [engine_fingerprint(), face.template, face.html, repr((face.deck.trim, face.deck.bleed, face.deck.safe)),
+                 self.assets.font_face_css()]
+        parts += [f"{name}:{self.hashes.of(self.project.templates / name)}" for name in self.stylesheets(face.deck)]
+        parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in self._fonts_used(face.html)]
+        parts += self.hashes.icons_in(face.html)
+        for part in parts:
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\0")
+        return digest.hexdigest()[:40]
+
+    def _fonts_used(self, html: str):
+        """The font files whose family draws some character of this face."""
+        families = {self.assets.font_for(c) for c in set(printed_text(html)) if not c.isspace()}
+        return [font for font in self.assets.fonts if font.family in families]
 
     def _fragment(self, face: Face, fit: float) -> str:
         card = face.card
@@ -121,19 +153,64 @@ class CardRenderer:
         return face.source
 
     # --- rendering ------------------------------------------------------------------------
-    def render(self, faces: list[Face]) -> "Rendered":
-        """Render each distinct face once; its page can then be looked up by key."""
+    def render(self, faces: list[Face], jobs: int = 1, progress=None) -> "Rendered":
+        """Every distinct face as a canonical one-page PDF, from the cache when it is there,
+        else rendered (in `jobs` processes) and stored. Pages are looked up by key."""
         unique = {f.key: f for f in faces}
-        groups: dict[tuple, list[Face]] = {}
-        for face in unique.values():
-            groups.setdefault((face.page_size, tuple(self.stylesheets(face.deck))), []).append(face)
         rendered = Rendered()
-        for (size, sheets), group in groups.items():
-            pdf = self._render_group(group, size, sheets)
-            rendered.pdfs.append(pdf)
-            for face, page in zip(group, pdf.pages):
-                rendered.pages[face.key] = page
+        missing = []
+        for key, face in unique.items():
+            pdf = self.cache.get(key)
+            if pdf is None:
+                missing.append(face)
+            else:
+                rendered.add(key, pdf)
+        for key, data in self._render_missing(missing, jobs, progress):
+            self.cache.put(key, data)
+            rendered.add(key, pikepdf.open(io.BytesIO(data)))
+            rendered.fresh.append(unique[key].label)
         return rendered
+
+    def _render_missing(self, faces: list[Face], jobs: int, progress):
+        """(key, canonical PDF bytes) for each face, rendered in chunks, in parallel if jobs > 1."""
+        chunks = []
+        groups: dict[tuple, list[Face]] = {}
+        for face in faces:
+            groups.setdefault((face.page_size, tuple(self.stylesheets(face.deck))), []).append(face)
+        for (size, sheets), group in groups.items():
+            step = max(1, min(CHUNK, -(-len(group) // max(1, jobs))))
+            chunks += [(group[i:i + step], size, sheets) for i in range(0, len(group), step)]
+        if jobs <= 1 or len(chunks) <= 1:
+            results = (self._render_chunk(*chunk) for chunk in chunks)
+            for result in results:
+                yield from self._collect(result, progress)
+            return
+        global _WORKER
+        _WORKER = (self, chunks)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            for result in pool.map(_render_chunk_in_worker, range(len(chunks))):
+                yield from self._collect(result, progress)
+        _WORKER = None
+
+    @staticmethod
+    def _collect(result, progress):
+        if isinstance(result, PnpError):
+            raise result
+        if result[0] == "error":
+            raise PnpError([Problem(*p) for p in result[1]])
+        for key, data in result[1]:
+            if progress is not None:
+                progress(1)
+            yield key, data
+
+    def _render_chunk(self, faces: list[Face], size, sheets):
+        """("ok", [(key, bytes)]) or ("error", [problem tuples]): plain data, so a worker can send it."""
+        try:
+            pdf = self._render_group(faces, size, sheets)
+            return "ok", [(face.key, canonical_face(page, pdf)) for face, page in zip(faces, pdf.pages)]
+        except PnpError as exc:
+            return "error", [(p.path, p.line, p.message, p.hint) for p in exc.problems]
 
     def _render_group(self, faces: list[Face], size, sheets) -> pikepdf.Pdf:
         from weasyprint import HTML

@@ -5,12 +5,15 @@ add to it), so the wording lives with the other templates.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 
 import pikepdf
 
 from generator import __version__
 from generator.assets import Assets
+from generator.atomic import write_atomic
+from generator.cache import engine_fingerprint
 from generator.errors import PnpError, Problem
 from generator.game import Game
 from generator.layout import PAPERS
@@ -29,10 +32,15 @@ def render_info(project: Project, assets: Assets, game: Game, pack, paper: str, 
         info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
         font_css=assets.font_face_css(), fonts=assets.fonts, derived=game.derived,
         extra=extra if (project.templates / extra).is_file() else None, options=options)
+    key = hashlib.sha256((engine_fingerprint() + html).encode()).hexdigest()
+    stored = project.build / ".cache" / "info" / f"{key}.pdf"     # the page is the same if its HTML is
+    if stored.is_file():
+        return pikepdf.open(io.BytesIO(stored.read_bytes()))
     with captured_warnings() as warnings:
         data = HTML(string=html, base_url=str(project.root) + "/",
                     url_fetcher=fenced_fetcher(project.readable_roots())).write_pdf()
     serious = [m for m in warnings if ".notdef" in m or "Failed" in m or "Ignored" in m]
     if serious:
         raise PnpError([Problem("templates/base/info.html", None, m) for m in serious])
+    write_atomic(stored, data)
     return pikepdf.open(io.BytesIO(data))

@@ -112,15 +112,12 @@ class Pen:
 
     # --- icons and text -----------------------------------------------------------------
     def icon(self, emoji: str, x: float, y: float, size: float, rotate: float = 0):
+        """A vector icon: drawn once per document as a form, then placed wherever it is used."""
         path = self.assets.icon(emoji)
         if path is None:
             raise GlyphError(f"no icon for {emoji!r}")
-        drawing = _drawings.get(path)
-        if drawing is None:
-            from svglib.svglib import svg2rlg
-            logging.getLogger("svglib").setLevel(logging.ERROR)
-            drawing = _drawings[path] = svg2rlg(str(path))
-        scale = size * PT / max(drawing.width, drawing.height)
+        name, extent = self._icon_form(path)
+        scale = size * PT / extent
         px, py = self.xy(x, y + size)
         self.c.saveState()
         self.c.translate(px, py)
@@ -130,8 +127,24 @@ class Pen:
             self.c.rotate(-rotate)
             self.c.translate(-half, -half)
         self.c.scale(scale, scale)
-        renderPDF.draw(drawing, self.c, 0, 0)
+        self.c.doForm(name)
         self.c.restoreState()
+
+    def _icon_form(self, path) -> tuple[str, float]:
+        drawing = _drawings.get(path)
+        if drawing is None:
+            from svglib.svglib import svg2rlg
+            logging.getLogger("svglib").setLevel(logging.ERROR)
+            drawing = _drawings[path] = svg2rlg(str(path))
+        extent = max(drawing.width, drawing.height)
+        name = "icon-" + path.stem
+        defined = self.c.__dict__.setdefault("_pnp_icons", set())
+        if name not in defined:
+            self.c.beginForm(name, lowerx=0, lowery=0, upperx=extent, uppery=extent)
+            renderPDF.draw(drawing, self.c, 0, 0)
+            self.c.endForm()
+            defined.add(name)
+        return name, extent
 
     def runs(self, text: str, bold: bool) -> list[tuple[str, str]]:
         """(font name, text) and ("icon", emoji) runs, each character in the first font that has it."""

@@ -1,0 +1,72 @@
+"""The face cache: one canonical PDF per rendered card face, named by a hash of everything
+that decides how it looks.
+
+A face's key covers the engine (the source of the rendering code and the renderer's version),
+the template's output for that card (so its data and every template it includes), every
+stylesheet, the card's geometry, and the bytes of exactly the font files and icons the face
+uses. Change a card and only its key changes; change a font and only the faces that draw
+with it change. Entries are written to a temporary file and renamed, so two builds at once,
+or a build killed halfway, never leave a broken entry.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from pathlib import Path
+
+import pikepdf
+
+from generator import __version__
+from generator.atomic import write_atomic
+from generator.project import Project
+
+ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "render/info.py", "markup.py", "assets.py",
+                  "cache.py"]
+ICON_URL = re.compile(r'src="(icons/[^"]+)"')
+
+
+@functools.lru_cache(maxsize=1)
+def engine_fingerprint() -> str:
+    import weasyprint
+    digest = hashlib.sha256(f"{__version__}|{weasyprint.__version__}|{pikepdf.__version__}".encode())
+    package = Path(__file__).parent
+    for name in ENGINE_SOURCES:
+        digest.update((package / name).read_bytes())
+    return digest.hexdigest()
+
+
+class FileHashes:
+    """Content hashes of project files, read once per run."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._hashes: dict[Path, str] = {}
+
+    def of(self, path: Path) -> str:
+        if path not in self._hashes:
+            self._hashes[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return self._hashes[path]
+
+    def icons_in(self, html: str) -> list[str]:
+        return [f"{url}:{self.of(self.project.root / url)}" for url in sorted(set(ICON_URL.findall(html)))]
+
+
+class FaceCache:
+    def __init__(self, project: Project):
+        self.root = project.build / ".cache" / "faces"
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.pdf"
+
+    def get(self, key: str) -> pikepdf.Pdf | None:
+        path = self.path(key)
+        if not path.is_file():
+            return None
+        try:
+            return pikepdf.open(path)
+        except pikepdf.PdfError:        # a damaged entry is treated as missing, then replaced
+            return None
+
+    def put(self, key: str, data: bytes) -> None:
+        write_atomic(self.path(key), data)

@@ -1,0 +1,112 @@
+"""One font program per bundled font in a pack.
+
+Cached card faces carry their fonts without programs (render/canonical.py), naming the
+bundled font and the glyph ids they draw. Here every face's font of the same bundled font
+becomes one Type0 font: widths and ToUnicode united, and one program subset from the file
+in fonts/ to the union of glyphs — keeping glyph ids, which WeasyPrint also keeps, so no
+content stream changes. The result depends only on the pack's faces, not on how or when
+they were rendered.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import string
+from pathlib import Path
+
+import pikepdf
+from fontTools import subset
+from fontTools.ttLib import TTFont
+from pikepdf import Array, Dictionary, Name
+
+from generator.assets import Assets
+from generator.atomic import write_atomic
+from generator.render.canonical import build_cmap, build_widths, parse_cmap, parse_widths
+
+
+def merge_fonts(pdf: pikepdf.Pdf, assets: Assets, cache_dir: Path | None = None) -> None:
+    groups: dict[tuple[str, int], list] = {}
+    users = []           # (resource dictionary, name, font) to repoint
+    for obj in pdf.objects:          # faces, and the forms and patterns nested in them
+        if isinstance(obj, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in obj:
+            fonts = obj.Resources.get("/Font", {})
+            for name, font in fonts.items():
+                if "/PnpFont" in font:
+                    family, weight = str(font.PnpFont[0]), int(font.PnpFont[1])
+                    groups.setdefault((family, weight), []).append(font)
+                    users.append((fonts, name, (family, weight)))
+    merged = {key: _merge(pdf, assets, key, fonts, cache_dir) for key, fonts in sorted(groups.items())}
+    for fonts, name, key in users:
+        fonts[name] = merged[key]
+
+
+def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list, cache_dir) -> pikepdf.Object:
+    family, weight = key
+    gids, widths, unicode = set(), {}, {}
+    for font in fonts:
+        gids.update(int(g) for g in font.PnpGids)
+        widths.update(parse_widths(font.DescendantFonts[0].W))
+        for gid, text in parse_cmap(font.ToUnicode.read_bytes()).items():
+            unicode.setdefault(gid, text)
+    source = _font_file(assets, family, weight)
+    tag = _tag(source.name, gids)
+    first = fonts[0]
+    base = str(first.BaseFont).split("+", 1)[-1]
+    old = first.DescendantFonts[0].FontDescriptor
+    descriptor = Dictionary({k: old[k] for k in old.keys() if k != "/FontBBox"})
+    descriptor.FontName = Name(f"/{tag}+{base}")
+    descriptor.FontBBox = Array([0, old.Descent, max(widths.values(), default=0), old.Ascent])
+    descriptor.FontFile2 = pikepdf.Stream(pdf, _subset(source, gids, cache_dir))
+    descendant = Dictionary({k: v for k, v in first.DescendantFonts[0].items()})
+    descendant.BaseFont = Name(f"/{tag}+{base}")
+    descendant.W = build_widths(widths)
+    descendant.FontDescriptor = pdf.make_indirect(descriptor)
+    return pdf.make_indirect(Dictionary(
+        Type=Name.Font, Subtype=Name.Type0, BaseFont=Name(f"/{tag}+{base}"), Encoding=Name("/Identity-H"),
+        DescendantFonts=Array([pdf.make_indirect(descendant)]), ToUnicode=pikepdf.Stream(pdf, build_cmap(unicode))))
+
+
+def _font_file(assets: Assets, family: str, weight: int):
+    candidates = [f for f in assets.fonts if f.family == family.rstrip(",")]
+    if not candidates:
+        raise ValueError(f"a face uses font '{family}', which fonts/fonts.yaml does not list")
+    return min(candidates, key=lambda f: abs(f.weight - weight)).path
+
+
+_subsets: dict = {}
+
+
+def _subset(path: Path, gids: set[int], cache_dir: Path | None) -> bytes:
+    """The font at path cut down to gids (keeping glyph ids); memoised, and kept on disk by a
+    hash of the font's bytes and the glyph set."""
+    key = hashlib.sha256(path.read_bytes() + ",".join(map(str, sorted(gids))).encode()).hexdigest()
+    if key in _subsets:
+        return _subsets[key]
+    stored = cache_dir / f"{key}.ttf" if cache_dir else None
+    if stored is not None and stored.is_file():
+        _subsets[key] = stored.read_bytes()
+        return _subsets[key]
+    if key not in _subsets:
+        font = TTFont(path)
+        options = subset.Options()
+        options.retain_gids = True
+        options.notdef_outline = True
+        options.layout_features = []
+        options.name_IDs = []
+        options.hinting = False
+        options.drop_tables += ["GSUB", "GPOS", "GDEF", "DSIG", "vhea", "vmtx", "VORG"]
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(gids=sorted(gids | {0}))
+        subsetter.subset(font)
+        buffer = io.BytesIO()
+        font.save(buffer)
+        _subsets[key] = buffer.getvalue()
+        if stored is not None:
+            write_atomic(stored, _subsets[key])
+    return _subsets[key]
+
+
+def _tag(name: str, gids: set[int]) -> str:
+    """Six capital letters naming this subset (PDF subset fonts carry such a tag)."""
+    digest = hashlib.sha256((name + ",".join(map(str, sorted(gids)))).encode()).digest()
+    return "".join(string.ascii_uppercase[b % 26] for b in digest[:6])

@@ -1,0 +1,248 @@
+"""A face page as a canonical one-page PDF: the same bytes whichever batch it was rendered in.
+
+WeasyPrint renders many faces per document (fast) and shares one resource dictionary
+between its pages: every font of the batch, widths and ToUnicode entries for every glyph
+the batch used, a FontBBox from the widest of them. A cached face must not depend on its
+batch, so this keeps only what the page draws, renames resources in order of first use,
+and rebuilds each font from the glyphs this page uses. Font programs are left out: the
+pack merges every face's glyphs of a bundled font into one program (fontmerge.py).
+"""
+from __future__ import annotations
+
+import io
+import re
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+CATEGORIES = {"/Font": "F", "/ExtGState": "G", "/ColorSpace": "C", "/Pattern": "P", "/Shading": "S",
+              "/XObject": "X"}
+DEVICE_SPACES = {"/DeviceRGB", "/DeviceGray", "/DeviceCMYK", "/Pattern"}
+SHOW = {"Tj", "TJ", "'", '"'}
+FIXED_PITCH = 1
+
+
+def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf) -> bytes:
+    """`page` of `document`, as a canonical one-page PDF."""
+    out = pikepdf.new()
+    content, resources = _canonical_content(page, page.obj.get("/Resources", Dictionary()), out, document)
+    page_dict = Dictionary(Type=Name.Page, MediaBox=_box(page.obj.MediaBox), Resources=resources,
+                           Contents=pikepdf.Stream(out, content))
+    for box in ("/TrimBox", "/BleedBox"):
+        if box in page.obj:
+            page_dict[box] = _box(page.obj[box])
+    out.pages.append(pikepdf.Page(page_dict))
+    buffer = io.BytesIO()
+    out.save(buffer, deterministic_id=True, compress_streams=True, normalize_content=False)
+    return buffer.getvalue()
+
+
+def _canonical_content(owner, resources, out: pikepdf.Pdf, document: pikepdf.Pdf, depth: int = 0):
+    """A content stream and the resources it uses, renamed in order of use; nested forms and
+    tiling patterns get the same treatment, so nothing of the batch leaks in."""
+    if depth > 8:
+        raise ValueError("content nests too deeply")
+    names: dict[str, dict[str, str]] = {cat: {} for cat in CATEGORIES}
+    gids: dict[str, set[int]] = {}
+    current = None
+
+    def rename(category: str, name) -> Name:
+        table = names[category]
+        old = str(name)
+        if old not in table:
+            table[old] = f"/{CATEGORIES[category]}{len(table) + 1}"
+        return Name(table[old])
+
+    out_ops = []
+    for operands, operator in pikepdf.parse_content_stream(owner):
+        op = str(operator)
+        operands = list(operands)
+        if op == "Tf":
+            current = str(operands[0])
+            operands[0] = rename("/Font", operands[0])
+            gids.setdefault(current, set())
+        elif op == "gs":
+            operands[0] = rename("/ExtGState", operands[0])
+        elif op in ("cs", "CS") and str(operands[0]) not in DEVICE_SPACES:
+            operands[0] = rename("/ColorSpace", operands[0])
+        elif op in ("scn", "SCN") and operands and isinstance(operands[-1], Name):
+            operands[-1] = rename("/Pattern", operands[-1])
+        elif op == "sh":
+            operands[0] = rename("/Shading", operands[0])
+        elif op == "Do":
+            operands[0] = rename("/XObject", operands[0])
+        elif op in SHOW and current is not None:
+            strings = operands[-1] if op == "TJ" else [operands[-1]]
+            for item in strings:
+                if isinstance(item, pikepdf.String):
+                    data = bytes(item)
+                    gids[current].update(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data) - 1, 2))
+        out_ops.append((operands, operator))
+
+    new_resources = Dictionary()
+    for category, table in names.items():
+        if not table:
+            continue
+        group = Dictionary()
+        for old, new in table.items():
+            source = resources[category][old]
+            if category == "/Font":
+                group[new] = out.make_indirect(_canonical_font(out, source, gids[old]))
+            else:
+                group[new] = _copy(source, out, document, depth)
+        new_resources[category] = group
+    return pikepdf.unparse_content_stream(out_ops), new_resources
+
+
+def _copy(value, out: pikepdf.Pdf, document: pikepdf.Pdf, depth: int, memo: dict | None = None):
+    """A resource copied into `out`. Any content stream inside it with resources of its own — a
+    form, a tiling pattern, the group of a soft mask — is made canonical too. An object met
+    twice is copied once (memo), which also stops any reference cycle."""
+    memo = {} if memo is None else memo
+    key = value.objgen if isinstance(value, pikepdf.Object) and value.is_indirect else None
+    if key is not None and key in memo:
+        return memo[key]
+    if isinstance(value, pikepdf.Stream):
+        if "/Resources" not in value:
+            copied = out.copy_foreign(value if value.is_indirect else document.make_indirect(value))
+        else:
+            if depth > 8:
+                raise ValueError("content streams nest too deeply")
+            content, resources = _canonical_content(value, value.Resources, out, document, depth + 1)
+            copied = out.make_indirect(pikepdf.Stream(out, content))
+            if key is not None:
+                memo[key] = copied
+            for name, item in value.items():
+                if name not in ("/Resources", "/Length", "/Filter", "/DecodeParms"):
+                    copied[name] = _copy(item, out, document, depth, memo)
+            copied.Resources = resources
+    elif isinstance(value, pikepdf.Dictionary):
+        copied = Dictionary()
+        if key is not None:
+            memo[key] = copied
+        for name, item in value.items():
+            copied[name] = _copy(item, out, document, depth, memo)
+    elif isinstance(value, pikepdf.Array):
+        copied = Array([_copy(item, out, document, depth, memo) for item in value])
+    else:
+        return value
+    if key is not None:
+        memo[key] = copied
+    return copied
+
+
+def _canonical_font(out: pikepdf.Pdf, font, used: set[int]) -> Dictionary:
+    """A Type0 font reduced to the glyphs `used`, without its program, naming its source."""
+    cid = font.DescendantFonts[0]
+    descriptor = cid.FontDescriptor
+    family = str(descriptor.get("/FontFamily", ""))
+    base = str(font.BaseFont).split("+", 1)[-1]
+    widths = {g: w for g, w in parse_widths(cid.get("/W", Array())).items() if g in used}
+    to_unicode = {g: u for g, u in parse_cmap(font.ToUnicode.read_bytes()).items() if g in used} \
+        if "/ToUnicode" in font else {}
+    new_descriptor = Dictionary(
+        Type=Name.FontDescriptor, FontName=Name("/" + base), FontFamily=pikepdf.String(family),
+        Flags=int(descriptor.Flags) & ~FIXED_PITCH, ItalicAngle=_plain(descriptor.ItalicAngle),
+        Ascent=_plain(descriptor.Ascent), Descent=_plain(descriptor.Descent), CapHeight=_plain(descriptor.CapHeight),
+        StemV=_plain(descriptor.get("/StemV", 0)), StemH=_plain(descriptor.get("/StemH", 0)),
+        FontBBox=Array([0, _plain(descriptor.Descent), _number(max(widths.values(), default=0)),
+                        _plain(descriptor.Ascent)]))
+    descendant = Dictionary(
+        Type=Name.Font, Subtype=cid.Subtype, BaseFont=Name("/" + base),
+        CIDSystemInfo=Dictionary(Registry=pikepdf.String("Adobe"), Ordering=pikepdf.String("Identity"), Supplement=0),
+        CIDToGIDMap=Name.Identity, W=build_widths(widths), FontDescriptor=out.make_indirect(new_descriptor))
+    return Dictionary(
+        Type=Name.Font, Subtype=Name.Type0, BaseFont=Name("/" + base), Encoding=Name("/Identity-H"),
+        DescendantFonts=Array([out.make_indirect(descendant)]),
+        ToUnicode=pikepdf.Stream(out, build_cmap(to_unicode)),
+        PnpFont=Array([pikepdf.String(family), _weight(base)]),
+        PnpGids=Array(sorted(used)))
+
+
+def _box(array) -> Array:
+    return Array([_plain(v) for v in array])
+
+
+def _plain(value):
+    """A number from the source document, as a plain Python number for the new one."""
+    return _number(float(value))
+
+
+def _weight(name: str) -> int:
+    """The weight WeasyPrint's font name spells out (pango style words)."""
+    words = {"Thin": 100, "Light": 300, "Medium": 500, "Semi-Bold": 600, "Bold": 700, "Heavy": 900, "Black": 900}
+    for word, weight in words.items():
+        if name.endswith("-" + word):
+            return weight
+    return 400
+
+
+def parse_widths(array) -> dict[int, float]:
+    """A CIDFont /W array: [c [w1 w2 …] c_first c_last w …] as gid → width."""
+    widths, items, i = {}, list(array), 0
+    while i < len(items):
+        start = int(items[i])
+        if isinstance(items[i + 1], pikepdf.Array):
+            for offset, width in enumerate(items[i + 1]):
+                widths[start + offset] = float(width)
+            i += 2
+        else:
+            for gid in range(start, int(items[i + 1]) + 1):
+                widths[gid] = float(items[i + 2])
+            i += 3
+    return widths
+
+
+def build_widths(widths: dict[int, float]) -> Array:
+    array, run, previous = Array(), None, None
+    for gid in sorted(widths):
+        if run is None or gid != previous + 1:
+            run = Array()
+            array.append(gid)
+            array.append(run)
+        run.append(_number(widths[gid]))
+        previous = gid
+    return array
+
+
+def _number(value: float):
+    return int(value) if float(value).is_integer() else round(value, 3)
+
+
+_PAIR = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>")
+_RANGE = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*(<[0-9A-Fa-f]+>|\[[^\]]*\])")
+
+
+def parse_cmap(data: bytes) -> dict[int, str]:
+    """gid → hex UTF-16BE of a ToUnicode CMap's bfchar and bfrange entries."""
+    mapping: dict[int, str] = {}
+    for block in re.findall(rb"beginbfchar(.*?)endbfchar", data, re.S):
+        for src, dst in _PAIR.findall(block):
+            mapping[int(src, 16)] = dst.decode().upper()
+    for block in re.findall(rb"beginbfrange(.*?)endbfrange", data, re.S):
+        for lo, hi, dst in _RANGE.findall(block):
+            lo, hi = int(lo, 16), int(hi, 16)
+            if dst.startswith(b"["):
+                for offset, item in enumerate(re.findall(rb"<([0-9A-Fa-f]+)>", dst)):
+                    mapping[lo + offset] = item.decode().upper()
+            else:
+                first = int(dst[1:-1], 16)
+                width = len(dst) - 2
+                for offset in range(hi - lo + 1):
+                    mapping[lo + offset] = f"{first + offset:0{width}X}"
+    return mapping
+
+
+def build_cmap(mapping: dict[int, str]) -> bytes:
+    lines = ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap",
+             "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+             "/CMapName /Adobe-Identity-UCS def", "/CMapType 2 def",
+             "1 begincodespacerange", "<0000> <FFFF>", "endcodespacerange"]
+    items = sorted(mapping.items())
+    for start in range(0, len(items), 100):
+        chunk = items[start:start + 100]
+        lines.append(f"{len(chunk)} beginbfchar")
+        lines += [f"<{gid:04X}> <{dst}>" for gid, dst in chunk]
+        lines.append("endbfchar")
+    lines += ["endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
+    return "\n".join(lines).encode("ascii")

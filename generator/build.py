@@ -1,14 +1,15 @@
-"""`pnp build`: validate, render every face once, then write each pack × paper.
-
-Gather, then write: nothing is written until the game has loaded and validated,
-and each file is written atomically.
+"""`pnp build`: validate, render every face once (or take it from the cache), then write each
+pack × paper. Gather, then write: nothing is written until the game has loaded and
+validated, and each file is written atomically after its preflight.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Callable
 
 from generator.assets import Assets
+from generator.atomic import write_atomic
 from generator.errors import PnpError, Problem, errors_only
 from generator.game import Game
 from generator.layout import PAPERS
@@ -16,8 +17,10 @@ from generator.load import load_game
 from generator.options import PrintOptions
 from generator.pack import PackBuilder, write_pack
 from generator.project import Project
-from generator.render.cards import CardRenderer
+from generator.render.cards import CardRenderer, Face
 from generator.validate import validate
+
+FACES_RECORD = ".faces.json"     # build/<game>/: the face keys of the last build, for `pnp reprint`
 
 
 @dataclass
@@ -39,7 +42,7 @@ def check_game(project: Project, assets: Assets, game_id: str) -> Checked:
 def select_packs(game: Game, players: list[int] | None):
     if not players:
         return list(game.packs)            # the full build includes the optional extras
-    offered = {p.players for p in game.packs}
+    offered = {p.players for p in game.packs if not p.optional}
     missing = [n for n in players if n not in offered]
     if missing:
         raise PnpError(Problem(f"cards/{game.id}/game.yaml", None,
@@ -47,13 +50,8 @@ def select_packs(game: Game, players: list[int] | None):
     return [p for p in game.packs if p.players in players and not p.optional]
 
 
-def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
-               papers: list[str] | None = None, say: Callable[[str], None] = print,
-               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> list[str]:
-    checked = check_game(project, assets, game_id)
-    game = checked.game
-    packs = select_packs(game, players)
-    renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
+def faces_for(game: Game, renderer: CardRenderer, packs) -> dict[tuple[str, str, str], Face]:
+    """The faces (and backs) of every card the packs hold, by (deck, card, side)."""
     faces = {}
     for deck in game.decks.values():
         used = {card.id for pack in packs if deck.id in pack.decks for card, _ in game.pack_cards(pack, deck.id)}
@@ -63,8 +61,28 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             faces[(deck.id, card.id, "face")] = renderer.face(deck, card, "face")
             if deck.spec.back:
                 faces[(deck.id, card.id, "back")] = renderer.face(deck, card, "back")
-    rendered = renderer.render(list(faces.values()), jobs=jobs, progress=progress(game_id, len(faces))
-                               if progress else None)
+    return faces
+
+
+def record_faces(project: Project, game: Game, faces: dict) -> None:
+    """Remember which face each card had, so `pnp reprint` can tell what changed since."""
+    path = project.build / game.id / FACES_RECORD
+    record = json.loads(path.read_text()) if path.is_file() else {}
+    for (deck, card, side), face in faces.items():
+        record.setdefault(f"{deck}/{card}", {})[side] = face.key
+    write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+
+
+def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
+               papers: list[str] | None = None, say: Callable[[str], None] = print,
+               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> tuple[list[str], list[str]]:
+    """Build the packs; return the files written and the faces rendered (not from the cache)."""
+    game = check_game(project, assets, game_id).game
+    packs = select_packs(game, players)
+    renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
+    faces = faces_for(game, renderer, packs)
+    rendered = renderer.render(list(faces.values()), jobs=jobs,
+                               progress=progress(game_id, len(faces)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{game_id}: rendered {len(rendered.fresh)} faces, {cached} from the cache")
     builder = PackBuilder(project, assets, game, rendered, faces, options)
@@ -75,4 +93,6 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
             say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
             written.append(path)
-    return written
+    if not options.ink_saver:
+        record_faces(project, game, faces)
+    return written, rendered.fresh

@@ -146,15 +146,27 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Processes rendering card faces (default: every core).")
+@click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, jobs, project_dir):
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, jobs, only, project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
-    Every pack is read back and preflighted before it replaces the previous file."""
+    Every pack is read back and preflighted before it replaces the previous file. Card faces
+    come from the cache in build/.cache when nothing that decides their look has changed."""
     from generator.build import build_game
     from generator.options import resolve
+    if only:
+        if not game:
+            raise click.UsageError("--only needs a GAME")
+        from generator.proofs import proof_cards
+        project, assets = _open(ctx, project_dir)
+        written, fresh = proof_cards(project, assets, game, [c.strip() for c in only.split(",") if c.strip()],
+                                     jobs or os.cpu_count() or 1)
+        for path in written:
+            click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
+        return
     counts = _players(players)
     offset = _offset(back_offset)
     project, assets = _open(ctx, project_dir)
@@ -179,6 +191,26 @@ def _progress(label: str, total: int):
         if state["done"] >= total:
             bar.__exit__(None, None, None)
     return advance
+
+
+@main.command()
+@click.argument("game")
+@click.option("--since", help="A git revision (default: the last build).")
+@click.option("--players", type=click.IntRange(1, 12), help="The pack whose copies to reprint (default: the largest).")
+@click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
+@click.option("--duplex", type=click.Choice(DUPLEX_MODES))
+@click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@_project_option
+@click.pass_context
+@handles_problems
+def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
+    """A pack of only the cards changed since a revision or the last build, with their backs."""
+    from generator.options import resolve
+    from generator.reprint import reprint as run
+    project, assets = _open(ctx, project_dir)
+    options = resolve(project.root, duplex)
+    run(project, assets, game, since, players, [paper] if paper else None, options, jobs or os.cpu_count() or 1,
+        say=click.echo)
 
 
 @main.command()

@@ -71,8 +71,9 @@ class Body:
         return len(self.entries)
 
 
-def pack_name(game: Game, pack: PackSpec, paper: str, options: PrintOptions = PrintOptions()) -> str:
-    return f"{game.id}-{pack.key}-{paper}{options.suffix}"
+def pack_name(game: Game, pack: PackSpec, paper: str, options: PrintOptions = PrintOptions(),
+              name_key: str | None = None) -> str:
+    return f"{game.id}-{name_key or pack.key}-{paper}{options.suffix}"
 
 
 class PackBuilder:
@@ -83,8 +84,14 @@ class PackBuilder:
         self.options = options
         self.pieces = PieceDrawer(assets, game, ink_saver=options.ink_saver)
 
-    def build(self, pack: PackSpec, paper: str) -> tuple[bytes, dict]:
-        sections = self._deck_sections(pack) + self._piece_sections(pack)
+    def build(self, pack: PackSpec, paper: str, only: set[str] | None = None, changes: list | None = None,
+              removed: list | None = None, reprint_of: str | None = None) -> tuple[bytes, dict]:
+        """The pack as PDF bytes and its manifest. With `only` (card uids) it is a reprint:
+        just those cards, every copy, no boards, and page 1 lists `changes`."""
+        self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
+        sections = self._deck_sections(pack, only)
+        if only is None:
+            sections += self._piece_sections(pack)
         body = Body(pikepdf.new())
         imposer = Imposer(body.pdf)
         deferred = []                     # back pages printed at the end (--duplex none)
@@ -119,13 +126,13 @@ class PackBuilder:
         return "card" if stock == "card" else "paper"
 
     # --- cards --------------------------------------------------------------------------
-    def _deck_sections(self, pack: PackSpec) -> list[Section]:
+    def _deck_sections(self, pack: PackSpec, only: set[str] | None = None) -> list[Section]:
         sections = []
         for deck_id, deck in self.game.decks.items():
             if deck_id not in pack.decks:
                 continue
             items = [(card, copy) for card, copies in self.game.pack_cards(pack, deck_id)
-                     for copy in range(1, copies + 1)]
+                     for copy in range(1, copies + 1) if only is None or card.uid in only]
             if items:
                 two_sided = deck.spec.back is not None
                 sections.append(Section(deck_id, deck.spec.name, "deck", self._run(two_sided, deck.spec.stock),
@@ -308,7 +315,7 @@ class PackBuilder:
         for _ in range(3):          # the info page count shifts every page number: settle it
             runs = _runs(body.entries, info_count)
             pdf = render_info(self.project, self.assets, self.game, pack, paper, sections, runs, info_count,
-                              len(body.entries), self.options)
+                              len(body.entries), self.options, self.reprint)
             if len(pdf.pages) == info_count:
                 break
             info_count = len(pdf.pages)
@@ -352,9 +359,11 @@ class PackBuilder:
                 item["size_mm"] = [piece.size.width, piece.size.height]
             components.append(item)
         o = self.options
-        return {"game": self.game.id, "title": self.game.spec.title, "pack": pack.key, "players": pack.players,
+        extra = {"reprint": self.reprint} if self.reprint else {}
+        return {**extra, "game": self.game.id, "title": self.game.spec.title, "pack": pack.key, "players": pack.players,
                 "variant": pack.variant, "paper": paper, "page_size_mm": list(PAPERS[paper]),
-                "file": pack_name(self.game, pack, paper, o) + ".pdf", "units": "mm, origin top-left of the page",
+                "file": pack_name(self.game, pack, paper, o, "reprint" if self.reprint else None) + ".pdf",
+                "units": "mm, origin top-left of the page",
                 "print": {"duplex": o.duplex, "back_offset_mm": list(o.back_offset), "ink_saver": o.ink_saver,
                           "fit": o.fit, "printer": o.printer},
                 "components": components,
@@ -382,12 +391,12 @@ def _chunks(items: list, size: int) -> list[list]:
 
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
-               options: PrintOptions = PrintOptions()) -> tuple[str, "Report"]:
+               options: PrintOptions = PrintOptions(), name_key: str | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones."""
     from generator.preflight import preflight
     folder = project.build / game.id
-    name = pack_name(game, pack, paper, options)
+    name = pack_name(game, pack, paper, options, name_key)
     staged = {}
     try:
         for ext, data in (("pdf", pdf), ("json", (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode())):

@@ -22,7 +22,7 @@ from generator.render.html import fenced_fetcher, captured_warnings, jinja_env
 
 
 def render_info(project: Project, assets: Assets, game: Game, pack, paper: str, sections, runs,
-                info_pages: int, body_pages: int, options) -> pikepdf.Pdf:
+                info_pages: int, body_pages: int, options, reprint: dict | None = None) -> pikepdf.Pdf:
     from weasyprint import HTML
     env = jinja_env(project, assets, game.spec.keywords)
     extra = f"{game.id}/info.html"
@@ -31,7 +31,7 @@ def render_info(project: Project, assets: Assets, game: Game, pack, paper: str, 
         game=game.spec, pack=pack, paper=paper, page={"width": w, "height": h}, sections=sections, runs=runs,
         info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
         font_css=assets.font_face_css(), fonts=assets.fonts, derived=game.derived,
-        extra=extra if (project.templates / extra).is_file() else None, options=options)
+        extra=extra if (project.templates / extra).is_file() else None, options=options, reprint=reprint)
     key = hashlib.sha256((engine_fingerprint() + html).encode()).hexdigest()
     stored = project.build / ".cache" / "info" / f"{key}.pdf"     # the page is the same if its HTML is
     if stored.is_file():

@@ -1,7 +1,8 @@
 """The project's bundled fonts and icons, and what characters they can draw.
 
 fonts/fonts.yaml lists the fonts in fallback order; icons/twemoji holds one SVG per
-emoji sequence (file name = code points in hex). Text is printable when every
+emoji sequence (file name = code points in hex), and any other SVG under icons/ is an
+icon named by its path there (`icon("deck/star.svg")`). Text is printable when every
 character is either in a bundled font or part of an emoji that has an icon.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from fontTools.ttLib import TTFont
+import uharfbuzz as hb
 
 from generator.errors import PnpError, Problem
 from generator.project import Project
@@ -46,6 +47,7 @@ class Assets:
                                        f"font file {font.path.name} not found"))
         self.families = list(dict.fromkeys(f.family for f in self.fonts))
         self._icons = {}
+        self._named: dict[str, Path | None] = {}       # icons by file name, looked up once
         for svg in sorted((project.icons / "twemoji").glob("*.svg")):
             seq = "".join(chr(int(h, 16)) for h in svg.stem.split("-"))
             self._icons[_strip(seq)] = svg
@@ -57,7 +59,7 @@ class Assets:
         """Code points each font family can draw (all weights of a family share a subset)."""
         cover: dict[str, set[int]] = {}
         for font in self.fonts:
-            cover.setdefault(font.family, set()).update(TTFont(font.path, lazy=True).getBestCmap())
+            cover.setdefault(font.family, set()).update(hb.Face(hb.Blob.from_file_path(str(font.path))).unicodes)
         return cover
 
     @functools.cached_property
@@ -70,12 +72,19 @@ class Assets:
         return next((fam for fam in self.families if code in self.coverage[fam]), None)
 
     def icon(self, emoji: str) -> Path | None:
+        """The SVG for an emoji, or for a file name under icons/ ending in .svg."""
+        if emoji.endswith(".svg"):
+            if emoji not in self._named:
+                path = (self.project.icons / emoji).resolve()
+                inside = path.is_relative_to(self.project.icons.resolve())
+                self._named[emoji] = path if inside and path.is_file() else None
+            return self._named[emoji]
         return self._icons.get(_strip(emoji))
 
     def icon_url(self, emoji: str) -> str:
         """The icon's URL relative to the project folder (the renderer's base URL), so no
         machine-specific path ever reaches a PDF."""
-        return self.icon(emoji).relative_to(self.project.root).as_posix()
+        return self.icon(emoji).relative_to(self.project.root.resolve()).as_posix()
 
     def split(self, text: str) -> list[tuple[str, str]]:
         """Text as runs of ('text', s) and ('icon', emoji), emoji matched longest first."""

@@ -50,6 +50,19 @@ def select_packs(game: Game, players: list[int] | None):
     return [p for p in game.packs if p.players in players and not p.optional]
 
 
+def pick_pack(game: Game, players: int | None):
+    """The standard pack for this many players, or without a count the largest one: the
+    set of cards that has every card a designer prints (for a reprint or a shop order)."""
+    standard = [p for p in game.packs if not p.optional]
+    if players is None:
+        return max(standard, key=lambda p: (sum(e.count for e in p.decks.values()), p.players))
+    pack = next((p for p in standard if p.players == players), None)
+    if pack is None:
+        raise PnpError(Problem(f"cards/{game.id}/game.yaml", None, f"no pack for {players} players "
+                               f"(packs: {sorted(p.players for p in standard)})"))
+    return pack
+
+
 def faces_for(game: Game, renderer: CardRenderer, packs) -> dict[tuple[str, str, str], Face]:
     """The faces (and backs) of every card the packs hold, by (deck, card, side)."""
     faces = {}

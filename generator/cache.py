@@ -28,8 +28,9 @@ ICON_URL = re.compile(r'src="(icons/[^"]+)"')
 
 @functools.lru_cache(maxsize=1)
 def engine_fingerprint() -> str:
-    import weasyprint
-    digest = hashlib.sha256(f"{__version__}|{weasyprint.__version__}|{pikepdf.__version__}".encode())
+    from importlib.metadata import version
+    libraries = "|".join(version(name) for name in ("weasyprint", "pydyf", "pikepdf", "uharfbuzz"))
+    digest = hashlib.sha256(f"{__version__}|{libraries}".encode())
     package = Path(__file__).parent
     for name in ENGINE_SOURCES:
         digest.update((package / name).read_bytes())
@@ -41,15 +42,22 @@ class FileHashes:
 
     def __init__(self, project: Project):
         self.project = project
-        self._hashes: dict[Path, str] = {}
+        self._hashes: dict[str, str] = {}
+        self._icons: dict[str, str] = {}
 
     def of(self, path: Path) -> str:
-        if path not in self._hashes:
-            self._hashes[path] = hashlib.sha256(path.read_bytes()).hexdigest()
-        return self._hashes[path]
+        key = str(path)
+        if key not in self._hashes:
+            self._hashes[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return self._hashes[key]
 
     def icons_in(self, html: str) -> list[str]:
-        return [f"{url}:{self.of(self.project.root / url)}" for url in sorted(set(ICON_URL.findall(html)))]
+        out = []
+        for url in sorted(set(ICON_URL.findall(html))):
+            if url not in self._icons:
+                self._icons[url] = f"{url}:{self.of(self.project.root / url)}"
+            out.append(self._icons[url])
+        return out
 
 
 class FaceCache:
@@ -64,9 +72,9 @@ class FaceCache:
         if not path.is_file():
             return None
         try:
-            return pikepdf.open(path)
+            return pikepdf.open(path, attempt_recovery=False)   # a torn entry is missing, not "repaired"
         except pikepdf.PdfError:        # a damaged entry is treated as missing, then replaced
             return None
 
     def put(self, key: str, data: bytes) -> None:
-        write_atomic(self.path(key), data)
+        write_atomic(self.path(key), data, durable=False)

@@ -48,7 +48,7 @@ def calibration_sheet(assets: Assets, paper: str, duplex: str) -> bytes:
         f"1. 用平时打印卡牌的纸和设置，双面打印这两页（实际大小 100 %，沿{flip}翻转）。",
         "2. 把纸对着光：背面的红色细十字会透出来。",
         "3. 红线竖线压在横向刻度上的读数是 X，横线压在纵向刻度上的读数是 Y（单位 mm，可读到 0.5）。",
-        f"4. 运行 pnp calibrate --printer 打印机名 --offset X,Y（例如 --offset 1.5,-0.5），以后构建自动校正背面。",
+        "4. 运行 pnp calibrate --printer 打印机名 --offset X,Y（例如 --offset 1.5,-0.5），以后构建自动校正背面。",
         "两条线都压在 0 上，说明这台打印机正反面对得很准，不用校正。",
     ]
     top = 26

@@ -60,12 +60,21 @@ def handles_problems(func):
     return wrapper
 
 
-def _open(ctx: click.Context, project_dir: str | None):
-    from generator.assets import Assets
+def _project(ctx: click.Context, project_dir: str | None) -> Project:
     root = project_dir or ctx.find_root().params.get("project_dir") or "."
     project = Project.at(root)
     isolate_fonts(project)
-    return project, Assets(project)
+    return project
+
+
+def _assets(project: Project):
+    from generator.assets import Assets
+    return Assets(project)
+
+
+def _open(ctx: click.Context, project_dir: str | None):
+    project = _project(ctx, project_dir)
+    return project, _assets(project)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -155,7 +164,6 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
 
     Every pack is read back and preflighted before it replaces the previous file. Card faces
     come from the cache in build/.cache when nothing that decides their look has changed."""
-    from generator.build import build_game
     from generator.options import resolve
     if only:
         if not game:
@@ -167,20 +175,61 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
+    from generator import stamp
     counts = _players(players)
     offset = _offset(back_offset)
-    project, assets = _open(ctx, project_dir)
+    project = _project(ctx, project_dir)
     options = resolve(project.root, duplex, offset, ink_saver, fit, printer)
     games = [game] if game else project.games()
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
+    assets = None
     for game_id in games:
-        build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo, options=options,
-                   jobs=jobs or os.cpu_count() or 1, progress=_progress)
+        settings = {"players": counts, "paper": paper, "options": options}
+        inputs = stamp.inputs_hash(project.root, game_id, settings)
+        current = stamp.up_to_date(project.root, game_id, settings)
+        if current is not None:
+            click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
+            continue
+        from generator.build import build_game     # the heavy libraries load only now
+        assets = assets or _assets(project)
+        written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
+                                options=options, jobs=jobs or os.cpu_count() or 1, progress=_progress)
+        stamp.record(project.root, game_id, settings, written, inputs)
+
+
+@main.command()
+@click.argument("game", required=False)
+@click.option("--players", help="Player counts to build, e.g. 4 or 3,4 (default: every pack).")
+@click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
+@click.option("--duplex", type=click.Choice(DUPLEX_MODES))
+@click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@_project_option
+@click.pass_context
+@handles_problems
+def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
+    """Rebuild on every save of a card, template, font or icon, and say what was rebuilt."""
+    from generator.options import resolve
+    from generator.watch import Watcher
+    project = _project(ctx, project_dir)
+    games = [game] if game else project.games()
+    missing = [g for g in games if g not in project.games()]
+    if missing:
+        raise click.UsageError(f"no game '{missing[0]}' under cards/ (games: {', '.join(project.games())})")
+    counts = _players(players)
+    if counts and not game:
+        raise click.UsageError("--players needs a GAME")
+    options = resolve(project.root, duplex, None, False, False, printer)
+    watcher = Watcher(project, games, counts, [paper] if paper else None, options, jobs or os.cpu_count() or 1,
+                      say=lambda line: click.echo(line))
+    watcher.run()
 
 
 def _progress(label: str, total: int):
-    """A progress bar on stderr (only drawn on a terminal); returns a function advancing it."""
+    """A progress bar on stderr, on a terminal only; returns a function advancing it."""
+    if not sys.stderr.isatty():
+        return None
     bar = click.progressbar(length=total, label=f"rendering {label}", file=sys.stderr)
     bar.__enter__()
     state = {"done": 0}
@@ -211,6 +260,65 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
     options = resolve(project.root, duplex)
     run(project, assets, game, since, players, [paper] if paper else None, options, jobs or os.cpu_count() or 1,
         say=click.echo)
+
+
+@main.command()
+@click.argument("game")
+@click.option("--shop", type=click.Choice(["tgc", "mpc", "dtc", "png"]),
+              help="Card images for a print shop (png: each card at its own size), zipped with counts.csv.")
+@click.option("--dpi", type=click.Choice(["300", "600"]), default="300", show_default=True)
+@click.option("--tts", is_flag=True, help="Tabletop Simulator deck sheets and saved objects.")
+@click.option("--pdfx", is_flag=True, help="With --shop dtc: write the PDF as PDF/X-4.")
+@click.option("--icc", type=click.Path(dir_okay=False), help="The shop's CMYK ICC profile for --pdfx.")
+@click.option("--players", type=click.IntRange(1, 12), help="The pack to export (default: the largest).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Processes drawing images (default: every core).")
+@_project_option
+@click.pass_context
+@handles_problems
+def export(ctx, game, shop, dpi, tts, pdfx, icc, players, jobs, project_dir):
+    """Files for print shops and Tabletop Simulator, written to build/<game>/."""
+    if not shop and not tts:
+        raise click.UsageError("say what to export: --shop tgc|mpc|dtc|png and/or --tts")
+    if pdfx and shop != "dtc":
+        raise click.UsageError("--pdfx applies to the PDF of --shop dtc")
+    project, assets = _open(ctx, project_dir)
+    jobs = jobs or os.cpu_count() or 1
+    if shop:
+        from generator.export import export_shop
+        export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo)
+    if tts:
+        from generator.tts import export_tts
+        export_tts(project, assets, game, players, jobs, say=click.echo)
+
+
+@main.command()
+@click.argument("game", required=False)
+@click.option("--players", type=click.IntRange(1, 12), help="The pack to show (default: the largest).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@_project_option
+@click.pass_context
+@handles_problems
+def gallery(ctx, game, players, jobs, project_dir):
+    """A web page of every card and board: build/<game>/gallery/index.html."""
+    from generator.gallery import build_gallery
+    project, assets = _open(ctx, project_dir)
+    for game_id in [game] if game else project.games():
+        build_gallery(project, assets, game_id, players, jobs or os.cpu_count() or 1, say=click.echo)
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@_project_option
+@click.pass_context
+@handles_problems
+def serve(ctx, port, project_dir):
+    """Serve build/ (the galleries) on http://127.0.0.1:PORT/."""
+    from generator.gallery import serve as run
+    project = _project(ctx, project_dir)
+    try:
+        run(project, port, say=click.echo)
+    except OSError as exc:
+        raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}") from None
 
 
 @main.command()

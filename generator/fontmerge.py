@@ -10,21 +10,19 @@ they were rendered.
 from __future__ import annotations
 
 import hashlib
-import io
+import json
 import string
 from pathlib import Path
 
 import pikepdf
-from fontTools import subset
-from fontTools.ttLib import TTFont
+import uharfbuzz as hb
 from pikepdf import Array, Dictionary, Name
 
 from generator.assets import Assets
-from generator.atomic import write_atomic
-from generator.render.canonical import build_cmap, build_widths, parse_cmap, parse_widths
+from generator.render.canonical import build_cmap, build_widths
 
 
-def merge_fonts(pdf: pikepdf.Pdf, assets: Assets, cache_dir: Path | None = None) -> None:
+def merge_fonts(pdf: pikepdf.Pdf, assets: Assets) -> None:
     groups: dict[tuple[str, int], list] = {}
     users = []           # (resource dictionary, name, font) to repoint
     for obj in pdf.objects:          # faces, and the forms and patterns nested in them
@@ -35,19 +33,21 @@ def merge_fonts(pdf: pikepdf.Pdf, assets: Assets, cache_dir: Path | None = None)
                     family, weight = str(font.PnpFont[0]), int(font.PnpFont[1])
                     groups.setdefault((family, weight), []).append(font)
                     users.append((fonts, name, (family, weight)))
-    merged = {key: _merge(pdf, assets, key, fonts, cache_dir) for key, fonts in sorted(groups.items())}
+    merged = {key: _merge(pdf, assets, key, fonts) for key, fonts in sorted(groups.items())}
     for fonts, name, key in users:
         fonts[name] = merged[key]
 
 
-def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list, cache_dir) -> pikepdf.Object:
+def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) -> pikepdf.Object:
     family, weight = key
     gids, widths, unicode = set(), {}, {}
     for font in fonts:
-        gids.update(int(g) for g in font.PnpGids)
-        widths.update(parse_widths(font.DescendantFonts[0].W))
-        for gid, text in parse_cmap(font.ToUnicode.read_bytes()).items():
-            unicode.setdefault(gid, text)
+        for gid, width, text in json.loads(bytes(font.PnpGlyphs)):
+            gids.add(gid)
+            if width is not None:
+                widths[gid] = width
+            if text:
+                unicode.setdefault(gid, text)
     source = _font_file(assets, family, weight)
     tag = _tag(source.name, gids)
     first = fonts[0]
@@ -56,7 +56,7 @@ def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list, 
     descriptor = Dictionary({k: old[k] for k in old.keys() if k != "/FontBBox"})
     descriptor.FontName = Name(f"/{tag}+{base}")
     descriptor.FontBBox = Array([0, old.Descent, max(widths.values(), default=0), old.Ascent])
-    descriptor.FontFile2 = pikepdf.Stream(pdf, _subset(source, gids, cache_dir))
+    descriptor.FontFile2 = pikepdf.Stream(pdf, _subset(source, gids))
     descendant = Dictionary({k: v for k, v in first.DescendantFonts[0].items()})
     descendant.BaseFont = Name(f"/{tag}+{base}")
     descendant.W = build_widths(widths)
@@ -73,37 +73,24 @@ def _font_file(assets: Assets, family: str, weight: int):
     return min(candidates, key=lambda f: abs(f.weight - weight)).path
 
 
-_subsets: dict = {}
+# Layout tables are for shaping, done already; the PDF only draws glyphs by id.
+DROPPED_TABLES = ("GSUB", "GPOS", "GDEF", "BASE", "STAT", "DSIG", "vhea", "vmtx", "VORG")
 
 
-def _subset(path: Path, gids: set[int], cache_dir: Path | None) -> bytes:
-    """The font at path cut down to gids (keeping glyph ids); memoised, and kept on disk by a
-    hash of the font's bytes and the glyph set."""
-    key = hashlib.sha256(path.read_bytes() + ",".join(map(str, sorted(gids))).encode()).hexdigest()
-    if key in _subsets:
-        return _subsets[key]
-    stored = cache_dir / f"{key}.ttf" if cache_dir else None
-    if stored is not None and stored.is_file():
-        _subsets[key] = stored.read_bytes()
-        return _subsets[key]
-    if key not in _subsets:
-        font = TTFont(path)
-        options = subset.Options()
-        options.retain_gids = True
-        options.notdef_outline = True
-        options.layout_features = []
-        options.name_IDs = []
-        options.hinting = False
-        options.drop_tables += ["GSUB", "GPOS", "GDEF", "DSIG", "vhea", "vmtx", "VORG"]
-        subsetter = subset.Subsetter(options)
-        subsetter.populate(gids=sorted(gids | {0}))
-        subsetter.subset(font)
-        buffer = io.BytesIO()
-        font.save(buffer)
-        _subsets[key] = buffer.getvalue()
-        if stored is not None:
-            write_atomic(stored, _subsets[key])
-    return _subsets[key]
+def _subset(path: Path, gids: set[int]) -> bytes:
+    """The font at path cut down to gids, keeping glyph ids (HarfBuzz's subsetter: a
+    millisecond where fontTools takes a fifth of a second for a CJK font)."""
+    face = hb.Face(hb.Blob.from_file_path(str(path)))
+    wanted = hb.SubsetInput()
+    wanted.sets(hb.SubsetInputSets.GLYPH_INDEX).update(gids | {0})
+    wanted.flags = hb.SubsetFlags.RETAIN_GIDS | hb.SubsetFlags.NO_HINTING
+    drop = wanted.sets(hb.SubsetInputSets.DROP_TABLE_TAG)
+    for tag in DROPPED_TABLES:
+        drop.add(int.from_bytes(tag.encode("ascii"), "big"))
+    result = hb.subset(face, wanted)
+    if result is None:
+        raise ValueError(f"HarfBuzz could not subset {path.name}")
+    return bytes(result.blob.data)
 
 
 def _tag(name: str, gids: set[int]) -> str:

@@ -9,9 +9,11 @@ Pages come in print runs, each printed with one setting (page 1 says which):
 """
 from __future__ import annotations
 
+import functools
 import io
 import json
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import pikepdf
 from pikepdf import Dictionary, Name, OutlineItem
@@ -30,8 +32,10 @@ from generator.options import PrintOptions
 from generator.project import Project
 from generator.render.cards import Rendered
 from generator.render.info import render_info
-from generator.render.pieces import PieceCopy, PieceDrawer
 from generator.schema import PackSpec
+
+if TYPE_CHECKING:
+    from generator.preflight import Report
 
 RUNS = ("duplex", "fronts", "card", "paper", "backs")
 
@@ -82,7 +86,12 @@ class PackBuilder:
         self.project, self.assets, self.game = project, assets, game
         self.rendered, self.faces = rendered, faces     # faces: (deck, card id, side) -> Face
         self.options = options
-        self.pieces = PieceDrawer(assets, game, ink_saver=options.ink_saver)
+
+    @functools.cached_property
+    def pieces(self):
+        """The board drawer; reportlab is only loaded for a game that has pieces."""
+        from generator.render.pieces import PieceDrawer
+        return PieceDrawer(self.assets, self.game, ink_saver=self.options.ink_saver)
 
     def build(self, pack: PackSpec, paper: str, only: set[str] | None = None, changes: list | None = None,
               removed: list | None = None, reprint_of: str | None = None) -> tuple[bytes, dict]:
@@ -103,7 +112,7 @@ class PackBuilder:
                 deferred += self._draw_pieces(body, pieces, paper, pack)
         for make_back in deferred:
             make_back()
-        merge_fonts(body.pdf, self.assets, self.project.build / ".cache" / "fonts")   # one program per font
+        merge_fonts(body.pdf, self.assets)   # one program per font
         sections.sort(key=lambda s: s.first_page)
         info, runs = self._info(pack, paper, sections, body)
         out = pikepdf.new()
@@ -209,6 +218,7 @@ class PackBuilder:
             count = counts.get(piece_id, 0)
             if not count:
                 continue
+            from generator.render.pieces import PieceCopy
             each = int(piece.per_player)     # copies per player (True counts as 1)
             copies = [PieceCopy(piece, i + 1, colours[i // each] if each else None) for i in range(count)]
             two_sided = piece.back is not None

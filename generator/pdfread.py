@@ -6,11 +6,10 @@ Rectangles are returned in millimetres from the page's top-left, like the manife
 """
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 
 import pikepdf
-from fontTools.ttLib import TTFont
+import uharfbuzz as hb
 
 from generator.layout import Rect
 
@@ -150,10 +149,8 @@ def _font_program(font: pikepdf.Object):
 
 
 def _glyph_count(program) -> int | None:
-    try:
-        return TTFont(io.BytesIO(program.read_bytes()), lazy=True)["maxp"].numGlyphs
-    except Exception:   # CFF or unreadable: not counted
-        return None
+    count = hb.Face(hb.Blob(program.read_bytes())).glyph_count
+    return count or None        # 0: a bare CFF program or unreadable, not counted
 
 
 def fonts(pdf: pikepdf.Pdf) -> dict:
@@ -228,10 +225,31 @@ def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
     inside a form are found once and then placed with each use of the form."""
     found = []
     inside: dict = {}     # form objgen -> [(xobject, matrix within the form, owner label)]
+    holds: dict = {}      # form objgen -> whether an image is anywhere inside it
+
+    def may_hold_images(resources, depth=0) -> bool:
+        """Whether these resources reach an image XObject; a page of vector cards needs no parse."""
+        if depth > 8 or resources is None:
+            return False
+        for xobj in resources.get("/XObject", {}).values():
+            if xobj.get("/Subtype") == "/Image":
+                return True
+            if xobj.get("/Subtype") == "/Form":
+                key = xobj.objgen if xobj.is_indirect else None
+                if key is None or key not in holds:
+                    answer = may_hold_images(xobj.get("/Resources"), depth + 1)
+                    if key is None:
+                        if answer:
+                            return True
+                        continue
+                    holds[key] = answer
+                if holds[key]:
+                    return True
+        return False
 
     def scan(owner_obj, resources, owner, depth=0) -> list:
         """(image, matrix relative to owner_obj's space, owner label) for everything it draws."""
-        if depth > 8 or resources is None:
+        if depth > 8 or not may_hold_images(resources, depth):
             return []
         xobjects = resources.get("/XObject", {})
         out, stack, m = [], [], [1, 0, 0, 1, 0, 0]
@@ -253,11 +271,12 @@ def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
                     key = xobj.objgen if xobj.is_indirect else None
                     if key is None or key not in inside:
                         items = scan(xobj, xobj.get("/Resources"), str(xobj.get("/PnpId", owner)), depth + 1)
-                        if key is None:
-                            continue
-                        inside[key] = items
+                        if key is not None:
+                            inside[key] = items
+                    else:
+                        items = inside[key]
                     local = _mul([float(v) for v in xobj.get("/Matrix", [1, 0, 0, 1, 0, 0])], m)
-                    out += [(image, _mul(inner, local), label) for image, inner, label in inside[key]]
+                    out += [(image, _mul(inner, local), label) for image, inner, label in items]
         return out
 
     for number, page in enumerate(pdf.pages, 1):

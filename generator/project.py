@@ -10,6 +10,10 @@ from pathlib import Path
 
 from generator.errors import PnpError, Problem
 
+# Templates every project shares (card.css, the info page …). A project's own
+# templates/base/<file> overrides one of them.
+ENGINE_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
 
 @dataclass(frozen=True)
 class Project:
@@ -43,6 +47,18 @@ class Project:
     def build(self) -> Path:
         return self.root / "build"
 
+    def template_roots(self) -> list[Path]:
+        return [self.templates, ENGINE_TEMPLATES]
+
+    def template(self, name: str) -> Path | None:
+        """A template or stylesheet by its name under templates/ (the project's first, then
+        the engine's); None when there is none, or the name leads outside those folders."""
+        for root in self.template_roots():
+            path = (root / name).resolve()
+            if path.is_relative_to(root.resolve()) and path.is_file():
+                return path
+        return None
+
     def games(self) -> list[str]:
         return sorted(p.parent.name for p in self.cards.glob("*/game.yaml"))
 
@@ -55,7 +71,7 @@ class Project:
 
     def readable_roots(self) -> list[Path]:
         """The only folders rendering may read from (no network, nothing outside)."""
-        return [self.templates, self.fonts, self.icons, self.cards]
+        return [self.templates, ENGINE_TEMPLATES, self.fonts, self.icons, self.cards]
 
 
 def isolate_fonts(project: Project) -> None:

@@ -19,6 +19,7 @@ from generator.fontmerge import merge_fonts
 from generator.game import Card, Game
 from generator.impose import pt
 from generator.project import Project
+from generator.raster import Frame, draw_pages
 from generator.render.cards import CardRenderer
 
 PROOF_DPI = 200
@@ -65,22 +66,12 @@ def proof_cards(project: Project, assets: Assets, game_id: str, wanted: list[str
             b = face.deck.bleed
             page.TrimBox = Array([pt(b), pt(b), pt(w - b), pt(h - b)])
             page.BleedBox = Array([0, 0, pt(w), pt(h)])
-        merge_fonts(pdf, assets, project.build / ".cache" / "fonts")
+        merge_fonts(pdf, assets)
         buffer = io.BytesIO()
         pdf.save(buffer, deterministic_id=True, compress_streams=True)
         base = project.build / game.id / "cards" / card.uid.replace("/", "-")
         write_atomic(base.with_suffix(".pdf"), buffer.getvalue())
-        write_atomic(base.with_suffix(".png"), rasterize(buffer.getvalue(), PROOF_DPI))
+        frame = Frame.at_dpi(sides[0].page_size, PROOF_DPI)
+        write_atomic(base.with_suffix(".png"), draw_pages(buffer.getvalue(), [frame], dpi=PROOF_DPI)[0])
         written.append(project.display(base.with_suffix(".pdf")))
     return written, rendered.fresh
-
-
-def rasterize(pdf_bytes: bytes, dpi: int, page: int = 0) -> bytes:
-    """A page of a PDF as PNG bytes (pdfium draws it)."""
-    import pypdfium2
-    document = pypdfium2.PdfDocument(pdf_bytes)
-    image = document[page].render(scale=dpi / 72).to_pil()
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", dpi=(dpi, dpi))
-    document.close()
-    return buffer.getvalue()

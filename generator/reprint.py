@@ -15,7 +15,7 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.assets import Assets
-from generator.build import FACES_RECORD, check_game, faces_for
+from generator.build import FACES_RECORD, check_game, faces_for, pick_pack
 from generator.errors import PnpError, Problem
 from generator.layout import PAPERS
 from generator.options import PrintOptions
@@ -49,7 +49,8 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
 
 
 def _checkout(project: Project, revision: str, into: Path) -> Project:
-    """The project's tracked folders as they were at a git revision."""
+    """The project's tracked folders as they were at a git revision. A folder git holds only
+    as a symbolic link (fonts shared between projects) is taken as it is now."""
     run = subprocess.run(["git", "-C", str(project.root), "archive", "--format=tar", revision, "--", *TRACKED],
                          capture_output=True)
     if run.returncode:
@@ -57,18 +58,21 @@ def _checkout(project: Project, revision: str, into: Path) -> Project:
         raise PnpError(Problem(str(project.root), None, f"cannot read revision {revision!r}: "
                                f"{message[-1] if message else 'git archive failed'}"))
     with tarfile.open(fileobj=BytesIO(run.stdout)) as archive:
-        archive.extractall(into, filter="data")
+        for member in archive.getmembers():
+            try:
+                archive.extract(member, into, filter="data")
+            except tarfile.FilterError:       # a link out of the scratch folder: skipped, see above
+                continue
+    for folder in TRACKED:
+        if not (into / folder).exists() and (project.root / folder).exists():
+            (into / folder).symlink_to(project.root / folder)
     return Project.at(into)
 
 
 def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,
             papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print) -> list[str]:
     game = check_game(project, assets, game_id).game
-    standard = [p for p in game.packs if not p.optional]
-    pack = next((p for p in standard if p.players == players), None) if players else \
-        max(standard, key=lambda p: sum(d.count for d in p.decks.values()))
-    if pack is None:
-        raise PnpError(Problem(f"cards/{game_id}/game.yaml", None, f"no pack for {players} players"))
+    pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, [pack])
     now = keys_by_card(faces)

@@ -118,8 +118,7 @@ def template_checks(project: Project, game: Game) -> list[Problem]:
         wanted += [(deck.file, "back", deck.spec.back)] if deck.spec.back else []
         wanted += [(deck.file, "css", css) for css in deck.spec.css]
     for file, key, name in wanted:
-        path = (project.templates / name).resolve()
-        if not path.is_relative_to(project.templates) or not path.is_file():
+        if project.template(name) is None:
             _, line = line_at(game.files[file], ("deck", key)) if file in game.files else (file, None)
             problems.append(Problem(file, line, f"template '{name}' not found under templates/"))
     return problems

@@ -1,7 +1,6 @@
 """Read-back helpers for tests: what a built pack really contains."""
 from __future__ import annotations
 
-import io
 
 from pypdf import PdfReader
 

@@ -3,7 +3,6 @@ paper size, card trims with their bleed, backs at the long-edge mirror of their 
 crop marks on every cut and never on a card, every font embedded with every glyph."""
 from __future__ import annotations
 
-import json
 
 import pytest
 

@@ -15,7 +15,7 @@ from generator.layout import Rect, back_placement, card_grid
 from generator.pdfread import walk
 from generator.schema import CARD_SIZES
 from tests.conftest import GAMES, ROOT, make_project, pnp
-from tests.pdfcheck import PAPER_PT, card_pages, page_text
+from tests.pdfcheck import card_pages, page_text
 
 MODES = ["short", "none", "gutterfold"]
 PAPER_MM = {"a4": [210.0, 297.0], "letter": [215.9, 279.4]}
@@ -224,7 +224,6 @@ def test_every_card_size_preset_lays_out_and_passes_preflight(tmp_path, paper):
     shutil.copytree(ROOT / "tests/fixtures/sizes", project)
     for shared in ("fonts", "icons"):
         (project / shared).symlink_to(ROOT / shared)
-    shutil.copytree(ROOT / "templates/base", project / "templates/base")
     result = pnp(project, "build", "sizes", "--paper", paper)
     assert result.exit_code == 0, result.output
     manifest = json.loads((project / f"build/sizes/sizes-1p-{paper}.json").read_text())
@@ -246,7 +245,6 @@ def test_a_card_too_large_for_the_paper_is_a_clear_error(tmp_path):
     shutil.copytree(ROOT / "tests/fixtures/sizes", project)
     for shared in ("fonts", "icons"):
         (project / shared).symlink_to(ROOT / shared)
-    shutil.copytree(ROOT / "templates/base", project / "templates/base")
     path = project / "cards/sizes/custom.yaml"
     path.write_text(path.read_text().replace("{width: 80, height: 50}", "{width: 250, height: 300}"))
     result = pnp(project, "build", "sizes", "--paper", "a4")

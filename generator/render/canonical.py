@@ -10,6 +10,7 @@ pack merges every face's glyphs of a bundled font into one program (fontmerge.py
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pikepdf
@@ -19,13 +20,32 @@ CATEGORIES = {"/Font": "F", "/ExtGState": "G", "/ColorSpace": "C", "/Pattern": "
               "/XObject": "X"}
 DEVICE_SPACES = {"/DeviceRGB", "/DeviceGray", "/DeviceCMYK", "/Pattern"}
 SHOW = {"Tj", "TJ", "'", '"'}
+INTERESTING = SHOW | {"Tf", "gs", "cs", "CS", "scn", "SCN", "sh", "Do"}   # operators naming a resource or showing text
 FIXED_PITCH = 1
 
 
-def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf) -> bytes:
+class Batch:
+    """A rendered document whose pages are being made canonical: its fonts' widths and
+    ToUnicode maps are read once for all its pages, not once per page."""
+
+    def __init__(self, document: pikepdf.Pdf):
+        self.document = document
+        self._fonts: dict = {}
+
+    def font_tables(self, font) -> tuple[dict[int, float], dict[int, str]]:
+        key = font.objgen if font.is_indirect else id(font)
+        if key not in self._fonts:
+            widths = parse_widths(font.DescendantFonts[0].get("/W", Array()))
+            to_unicode = parse_cmap(font.ToUnicode.read_bytes()) if "/ToUnicode" in font else {}
+            self._fonts[key] = widths, to_unicode
+        return self._fonts[key]
+
+
+def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf | Batch) -> bytes:
     """`page` of `document`, as a canonical one-page PDF."""
+    batch = document if isinstance(document, Batch) else Batch(document)
     out = pikepdf.new()
-    content, resources = _canonical_content(page, page.obj.get("/Resources", Dictionary()), out, document)
+    content, resources = _canonical_content(page, page.obj.get("/Resources", Dictionary()), out, batch)
     page_dict = Dictionary(Type=Name.Page, MediaBox=_box(page.obj.MediaBox), Resources=resources,
                            Contents=pikepdf.Stream(out, content))
     for box in ("/TrimBox", "/BleedBox"):
@@ -37,7 +57,7 @@ def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf) -> bytes:
     return buffer.getvalue()
 
 
-def _canonical_content(owner, resources, out: pikepdf.Pdf, document: pikepdf.Pdf, depth: int = 0):
+def _canonical_content(owner, resources, out: pikepdf.Pdf, batch: Batch, depth: int = 0):
     """A content stream and the resources it uses, renamed in order of use; nested forms and
     tiling patterns get the same treatment, so nothing of the batch leaks in."""
     if depth > 8:
@@ -56,6 +76,9 @@ def _canonical_content(owner, resources, out: pikepdf.Pdf, document: pikepdf.Pdf
     out_ops = []
     for operands, operator in pikepdf.parse_content_stream(owner):
         op = str(operator)
+        if op not in INTERESTING:
+            out_ops.append((operands, operator))
+            continue
         operands = list(operands)
         if op == "Tf":
             current = str(operands[0])
@@ -87,14 +110,14 @@ def _canonical_content(owner, resources, out: pikepdf.Pdf, document: pikepdf.Pdf
         for old, new in table.items():
             source = resources[category][old]
             if category == "/Font":
-                group[new] = out.make_indirect(_canonical_font(out, source, gids[old]))
+                group[new] = out.make_indirect(_canonical_font(out, source, gids[old], batch))
             else:
-                group[new] = _copy(source, out, document, depth)
+                group[new] = _copy(source, out, batch, depth)
         new_resources[category] = group
     return pikepdf.unparse_content_stream(out_ops), new_resources
 
 
-def _copy(value, out: pikepdf.Pdf, document: pikepdf.Pdf, depth: int, memo: dict | None = None):
+def _copy(value, out: pikepdf.Pdf, batch: Batch, depth: int, memo: dict | None = None):
     """A resource copied into `out`. Any content stream inside it with resources of its own — a
     form, a tiling pattern, the group of a soft mask — is made canonical too. An object met
     twice is copied once (memo), which also stops any reference cycle."""
@@ -104,26 +127,26 @@ def _copy(value, out: pikepdf.Pdf, document: pikepdf.Pdf, depth: int, memo: dict
         return memo[key]
     if isinstance(value, pikepdf.Stream):
         if "/Resources" not in value:
-            copied = out.copy_foreign(value if value.is_indirect else document.make_indirect(value))
+            copied = out.copy_foreign(value if value.is_indirect else batch.document.make_indirect(value))
         else:
             if depth > 8:
                 raise ValueError("content streams nest too deeply")
-            content, resources = _canonical_content(value, value.Resources, out, document, depth + 1)
+            content, resources = _canonical_content(value, value.Resources, out, batch, depth + 1)
             copied = out.make_indirect(pikepdf.Stream(out, content))
             if key is not None:
                 memo[key] = copied
             for name, item in value.items():
                 if name not in ("/Resources", "/Length", "/Filter", "/DecodeParms"):
-                    copied[name] = _copy(item, out, document, depth, memo)
+                    copied[name] = _copy(item, out, batch, depth, memo)
             copied.Resources = resources
     elif isinstance(value, pikepdf.Dictionary):
         copied = Dictionary()
         if key is not None:
             memo[key] = copied
         for name, item in value.items():
-            copied[name] = _copy(item, out, document, depth, memo)
+            copied[name] = _copy(item, out, batch, depth, memo)
     elif isinstance(value, pikepdf.Array):
-        copied = Array([_copy(item, out, document, depth, memo) for item in value])
+        copied = Array([_copy(item, out, batch, depth, memo) for item in value])
     else:
         return value
     if key is not None:
@@ -131,15 +154,15 @@ def _copy(value, out: pikepdf.Pdf, document: pikepdf.Pdf, depth: int, memo: dict
     return copied
 
 
-def _canonical_font(out: pikepdf.Pdf, font, used: set[int]) -> Dictionary:
+def _canonical_font(out: pikepdf.Pdf, font, used: set[int], batch: Batch) -> Dictionary:
     """A Type0 font reduced to the glyphs `used`, without its program, naming its source."""
     cid = font.DescendantFonts[0]
     descriptor = cid.FontDescriptor
     family = str(descriptor.get("/FontFamily", ""))
     base = str(font.BaseFont).split("+", 1)[-1]
-    widths = {g: w for g, w in parse_widths(cid.get("/W", Array())).items() if g in used}
-    to_unicode = {g: u for g, u in parse_cmap(font.ToUnicode.read_bytes()).items() if g in used} \
-        if "/ToUnicode" in font else {}
+    all_widths, all_unicode = batch.font_tables(font)
+    widths = {g: all_widths[g] for g in sorted(used) if g in all_widths}
+    to_unicode = {g: all_unicode[g] for g in sorted(used) if g in all_unicode}
     new_descriptor = Dictionary(
         Type=Name.FontDescriptor, FontName=Name("/" + base), FontFamily=pikepdf.String(family),
         Flags=int(descriptor.Flags) & ~FIXED_PITCH, ItalicAngle=_plain(descriptor.ItalicAngle),
@@ -156,7 +179,13 @@ def _canonical_font(out: pikepdf.Pdf, font, used: set[int]) -> Dictionary:
         DescendantFonts=Array([out.make_indirect(descendant)]),
         ToUnicode=pikepdf.Stream(out, build_cmap(to_unicode)),
         PnpFont=Array([pikepdf.String(family), _weight(base)]),
-        PnpGids=Array(sorted(used)))
+        PnpGlyphs=pikepdf.String(json.dumps(_tables(used, widths, to_unicode), separators=(",", ":"))))
+
+
+def _tables(used: set[int], widths: dict, to_unicode: dict) -> list:
+    """[[gid, width or null, unicode hex], …]: what fontmerge needs, in a form it reads in one
+    call (reading W arrays and CMaps back, a thousand fonts a pack, was the slow part)."""
+    return [[g, _number(widths[g]) if g in widths else None, to_unicode.get(g, "")] for g in sorted(used)]
 
 
 def _box(array) -> Array:
@@ -177,18 +206,24 @@ def _weight(name: str) -> int:
     return 400
 
 
+_W_TOKEN = re.compile(rb"\[|\]|[-+]?[0-9]*\.?[0-9]+")
+
+
 def parse_widths(array) -> dict[int, float]:
-    """A CIDFont /W array: [c [w1 w2 …] c_first c_last w …] as gid → width."""
-    widths, items, i = {}, list(array), 0
-    while i < len(items):
-        start = int(items[i])
-        if isinstance(items[i + 1], pikepdf.Array):
-            for offset, width in enumerate(items[i + 1]):
+    """A CIDFont /W array: [c [w1 w2 …] c_first c_last w …] as gid → width. Read from the
+    array's PDF text: a thousand times per pack, walking pikepdf objects was the slow part."""
+    tokens = _W_TOKEN.findall(array.unparse())[1:-1]      # inside the outer brackets
+    widths, i = {}, 0
+    while i < len(tokens):
+        start = int(float(tokens[i]))
+        if tokens[i + 1] == b"[":
+            end = tokens.index(b"]", i + 2)
+            for offset, width in enumerate(tokens[i + 2:end]):
                 widths[start + offset] = float(width)
-            i += 2
+            i = end + 1
         else:
-            for gid in range(start, int(items[i + 1]) + 1):
-                widths[gid] = float(items[i + 2])
+            for gid in range(start, int(float(tokens[i + 1])) + 1):
+                widths[gid] = float(tokens[i + 2])
             i += 3
     return widths
 

@@ -8,6 +8,7 @@ build, naming the card, before WeasyPrint ever draws a .notdef box.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import multiprocessing
@@ -24,8 +25,9 @@ from generator.cache import FaceCache, FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
 from generator.game import Card, Deck, Game
 from generator.project import Project
-from generator.render.canonical import canonical_face
+from generator.render.canonical import Batch, canonical_face
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text
+from generator.render.weasy import weasyprint
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -66,7 +68,7 @@ class Rendered:
         self.pages[key] = pdf.pages[0]
 
 
-CHUNK = 40          # faces per WeasyPrint document: large enough to be fast, small enough for memory
+CHUNK = 75          # faces per WeasyPrint document: large enough to be fast, small enough for memory
 _WORKER = None      # (renderer, chunks) for forked workers
 
 
@@ -85,8 +87,20 @@ class CardRenderer:
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords)
-        self.fetcher = fenced_fetcher(project.readable_roots())
         self.colours = {c.id: c for c in game.spec.player_colours}
+        self.font_css = assets.font_face_css()
+        self._stylesheet_hashes: dict[str, str] = {}
+        self._texts: dict[str, str] = {}
+
+    @functools.cached_property
+    def fetcher(self):
+        """Made when something is rendered: it loads WeasyPrint, which a warm build may not need."""
+        return fenced_fetcher(self.project.readable_roots())
+
+    def _stylesheet_hash(self, name: str) -> str:
+        if name not in self._stylesheet_hashes:
+            self._stylesheet_hashes[name] = f"{name}:{self.hashes.of(self.project.template(name))}"
+        return self._stylesheet_hashes[name]
 
     # --- turning a card into HTML ------------------------------------------------------
     def stylesheets(self, deck: Deck) -> list[str]:
@@ -106,8 +120,8 @@ class CardRenderer:
         """Everything that decides how the face looks (see cache.py)."""
         digest = hashlib.sha256()
         parts = [engine_fingerprint(), face.template, face.html, repr((face.deck.trim, face.deck.bleed, face.deck.safe)),
-                 self.assets.font_face_css()]
-        parts += [f"{name}:{self.hashes.of(self.project.templates / name)}" for name in self.stylesheets(face.deck)]
+                 self.font_css]
+        parts += [self._stylesheet_hash(name) for name in self.stylesheets(face.deck)]
         parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in self._fonts_used(face.html)]
         parts += self.hashes.icons_in(face.html)
         for part in parts:
@@ -117,7 +131,7 @@ class CardRenderer:
 
     def _fonts_used(self, html: str):
         """The font files whose family draws some character of this face."""
-        families = {self.assets.font_for(c) for c in set(printed_text(html)) if not c.isspace()}
+        families = {self.assets.font_for(c) for c in set(self._printed(html)) if not c.isspace()}
         return [font for font in self.assets.fonts if font.family in families]
 
     def _fragment(self, face: Face, fit: float) -> str:
@@ -139,16 +153,23 @@ class CardRenderer:
                                    f"template error: {exc.message}")) from None
         except (TemplateError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template failed: {exc}")) from None
-        missing = self.assets.missing(printed_text(html), icons=False)
+        missing = self.assets.missing(self._printed(html), icons=False)
         if missing:
             raise PnpError([Problem(*face.source, f"{face.label}: character {describe_char(c)} is in no bundled "
                                     "font and has no icon") for c in missing])
         return html
 
+    def _printed(self, html: str) -> str:
+        """The characters a fragment prints, parsed once (the missing-glyph check and the
+        cache key both need them)."""
+        if html not in self._texts:
+            self._texts[html] = printed_text(html)
+        return self._texts[html]
+
     def _blame(self, exc: Exception, face: Face) -> tuple[str, int | None]:
         for frame in reversed(traceback.extract_tb(exc.__traceback__)):
             path = Path(frame.filename)
-            if path.suffix in (".html", ".j2") and path.is_relative_to(self.project.templates):
+            if path.suffix in (".html", ".j2") and any(path.is_relative_to(r) for r in self.project.template_roots()):
                 return self.project.display(path), frame.lineno
         return face.source
 
@@ -166,7 +187,6 @@ class CardRenderer:
             else:
                 rendered.add(key, pdf)
         for key, data in self._render_missing(missing, jobs, progress):
-            self.cache.put(key, data)
             rendered.add(key, pikepdf.open(io.BytesIO(data)))
             rendered.fresh.append(unique[key].label)
         return rendered
@@ -187,6 +207,7 @@ class CardRenderer:
             return
         global _WORKER
         _WORKER = (self, chunks)
+        self.fetcher      # load WeasyPrint before forking: the workers share it instead of each loading it
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             for result in pool.map(_render_chunk_in_worker, range(len(chunks))):
@@ -205,15 +226,20 @@ class CardRenderer:
             yield key, data
 
     def _render_chunk(self, faces: list[Face], size, sheets):
-        """("ok", [(key, bytes)]) or ("error", [problem tuples]): plain data, so a worker can send it."""
+        """("ok", [(key, bytes)]) or ("error", [problem tuples]): plain data, so a worker can send it.
+        The worker stores each face in the cache itself, sparing the parent that work."""
         try:
             pdf = self._render_group(faces, size, sheets)
-            return "ok", [(face.key, canonical_face(page, pdf)) for face, page in zip(faces, pdf.pages)]
+            batch = Batch(pdf)
+            done = [(face.key, canonical_face(page, batch)) for face, page in zip(faces, pdf.pages)]
+            for key, data in done:
+                self.cache.put(key, data)
+            return "ok", done
         except PnpError as exc:
             return "error", [(p.path, p.line, p.message, p.hint) for p in exc.problems]
 
     def _render_group(self, faces: list[Face], size, sheets) -> pikepdf.Pdf:
-        from weasyprint import HTML
+        HTML = weasyprint().HTML
         pending, documents = list(faces), {}
         with captured_warnings() as warnings:
             for step in FIT_STEPS:
@@ -256,12 +282,13 @@ class CardRenderer:
             f".trim {{ position: absolute; left: {b}mm; top: {b}mm; width: {tw}mm; height: {th}mm }}\n"
             f".safe {{ position: absolute; left: {b + s}mm; top: {b + s}mm; width: {tw - 2 * s}mm; "
             f"height: {th - 2 * s}mm }}\n")
-        links = "".join(f'<link rel="stylesheet" href="templates/{name}">' for name in sheets)
+        # An absolute URL: a stylesheet may be the project's or the engine's; its path never reaches the PDF.
+        links = "".join(f'<link rel="stylesheet" href="{self.project.template(name).as_uri()}">' for name in sheets)
         body = "".join(
             f'<section class="card deck-{f.deck.id} side-{f.side}" data-key="{f.key}">{f.fragments[step]}</section>'
             for f in faces)
         return (f'<!DOCTYPE html><html lang="{self.game.spec.language}"><head><meta charset="utf-8">'
-                f"<style>{self.assets.font_face_css()}{geometry}</style>{links}</head><body>{body}</body></html>")
+                f"<style>{self.font_css}{geometry}</style>{links}</head><body>{body}</body></html>")
 
 
 def _overflows(page) -> bool:

@@ -3,9 +3,10 @@ fetcher, and the capture of WeasyPrint's warnings (missing glyphs, failed loads)
 """
 from __future__ import annotations
 
+import html
 import logging
+import re
 from contextlib import contextmanager
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -21,7 +22,8 @@ from generator.project import Project
 def fenced_fetcher(roots: list[Path]):
     """A WeasyPrint URL fetcher that reads files inside the project's own folders and nothing
     else: no network, no file:// elsewhere, no escaping with ../ or a symbolic link."""
-    from weasyprint.urls import URLFetcher
+    from generator.render.weasy import weasyprint
+    URLFetcher = weasyprint().urls.URLFetcher
 
     allowed = [r.resolve() for r in roots]
 
@@ -40,7 +42,7 @@ def fenced_fetcher(roots: list[Path]):
 
 def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(
-        loader=FileSystemLoader(project.templates), autoescape=select_autoescape(["html", "j2"]),
+        loader=FileSystemLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
     @pass_context
@@ -61,8 +63,15 @@ def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> Immutabl
         text = f"{value:+d}".replace("-", "−") if sign and isinstance(value, int) else str(value).replace("-", "−")
         return Markup(f'<span class="num">{escape(text)}</span>')
 
+    def stylesheet(name):
+        """A stylesheet's URL by its name under templates/ (the project's or the engine's)."""
+        path = project.template(name)
+        if path is None:
+            raise ValueError(f"no stylesheet {name!r} under templates/")
+        return path.as_uri()
+
     env.filters.update(rich=rich, text=plain, num=num)
-    env.globals.update(icon=icon, num=num)
+    env.globals.update(icon=icon, num=num, stylesheet=stylesheet)
     return env
 
 
@@ -90,24 +99,11 @@ def captured_warnings():
         logger.propagate = old
 
 
-class _TextOnly(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts, self._skip = [], 0
-
-    def handle_starttag(self, tag, attrs):
-        self._skip += tag in ("style", "script")
-
-    def handle_endtag(self, tag):
-        self._skip -= tag in ("style", "script") and self._skip > 0
-
-    def handle_data(self, data):
-        if not self._skip:
-            self.parts.append(data)
+_HIDDEN = re.compile(r"<!--.*?-->|<(style|script)\b.*?</\1\s*>", re.S | re.I)
+_TAG = re.compile(r"""<(?:[^>"']|"[^"]*"|'[^']*')*>""")
 
 
-def printed_text(html: str) -> str:
-    """The characters an HTML fragment prints (icons are <img>, so not included)."""
-    parser = _TextOnly()
-    parser.feed(html)
-    return "".join(parser.parts)
+def printed_text(fragment: str) -> str:
+    """The characters an HTML fragment prints (icons are <img>, so not included). A regular
+    expression, not an HTML parser: this runs for every card of every build."""
+    return html.unescape(_TAG.sub("", _HIDDEN.sub("", fragment)))

@@ -115,7 +115,7 @@ class PieceDrawer:
         canvas.restoreState()          # the piece's placement
         canvas.restoreState()          # the tile's clip
         page = self._pen(canvas, sheet.page[1])
-        for x, y in _alignment_points(tile, item.size):
+        for x, y in _alignment_points(tile):
             px, py = at.x + x - area.x, at.y + y - area.y
             page.circle(px, py, 2.2, stroke="#c0392b", line=0.4)
             page.line([(px - 3.5, py), (px + 3.5, py)], stroke="#c0392b", line=0.4)
@@ -178,9 +178,9 @@ class PieceDrawer:
         return None
 
 
-def _alignment_points(tile, size) -> list[tuple[float, float]]:
+def _alignment_points(tile) -> list[tuple[float, float]]:
     """Piece coordinates of ⊕ marks in this tile's overlaps; its neighbour prints the same points."""
-    area, w, h = tile.area, size[0], size[1]
+    area = tile.area
     points = []
     xs_bands = []
     if tile.col > 0:

@@ -1,0 +1,178 @@
+"""Print-shop images and PDF, PDF/X-4, Tabletop Simulator decks: every export of every game,
+read back (image sizes, counts, names, JSON structure, page geometry)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pikepdf
+import pytest
+from PIL import Image
+
+from tests.conftest import GAMES, built, pnp
+from generator.export import SHOPS, product_for
+from generator.tts import MAX_COLS, MAX_PX, MAX_ROWS, PER_SHEET
+
+PT_PER_IN = 72
+
+
+def _pack_counts(project: Path, game: str) -> dict:
+    """deck -> {card id: copies} of the pack an export takes (the largest standard one), from
+    the manifests the build wrote."""
+    manifests = [json.loads(p.read_text(encoding="utf-8")) for p in (project / "build" / game).glob(f"{game}-*p-a4.json")]
+    largest = max(manifests, key=lambda m: (sum(c["count"] for c in m["components"] if c["kind"] == "deck"),
+                                            m["players"]))
+    return {c["id"]: {card["id"].split("/")[1]: card["copies"] for card in c["cards"]}
+            for c in largest["components"] if c["kind"] == "deck"}
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("shop,size", [("tgc", (825, 1125)), ("mpc", (822, 1122))])
+def test_shop_zip_has_every_copy_at_the_shop_size(tmp_path_factory, game, shop, size):
+    kit = built(tmp_path_factory, game)
+    result = pnp(kit.project, "export", game, "--shop", shop)
+    assert result.exit_code == 0, result.output
+    archive = zipfile.ZipFile(next(kit.folder.glob(f"{game}-*-{shop}-300dpi.zip")))
+    names = archive.namelist()
+    counts = _pack_counts(kit.project, game)
+    poker = {d for d in counts if any(re.match(rf"{d}-.*\.png$", n) for n in names)}
+    assert poker, "no deck exported"
+    for deck in poker:
+        for card, copies in counts[deck].items():
+            fronts = [n for n in names if n.startswith(f"{deck}-{card}-") and not n.endswith("-back.png")
+                      and re.fullmatch(rf"{re.escape(deck)}-{re.escape(card)}-\d+\.png", n)]
+            assert len(fronts) == copies, (deck, card)
+    for name in [n for n in names if n.endswith(".png")][:12]:
+        assert Image.open(io.BytesIO(archive.read(name))).size == size
+    rows = list(csv.DictReader(io.StringIO(archive.read("counts.csv").decode("utf-8"))))
+    assert sum(int(r["count"]) for r in rows) == sum(sum(counts[d].values()) for d in poker)
+    assert {r["product"] for r in rows} == {"poker"}
+
+
+def test_reference_sheets_are_left_out_of_shop_orders_with_a_note(cephiro_built):
+    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "tgc")
+    assert "left out deck 'reference' (速查卡): The Game Crafter prints no card of 95 × 126 mm" in result.output
+
+
+def test_png_export_is_each_card_at_its_own_size_and_dpi(cephiro_built):
+    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "png", "--dpi", "600")
+    assert result.exit_code == 0, result.output
+    archive = zipfile.ZipFile(cephiro_built.folder / "cephiro-pillar-5p-png-600dpi.zip")
+    power = Image.open(io.BytesIO(archive.read("power-red-1-1.png")))
+    assert power.size == (round(69 / 25.4 * 600), round(94 / 25.4 * 600))     # 63 × 88 + 3 mm bleed
+    assert round(power.info["dpi"][0]) == 600
+    reference = Image.open(io.BytesIO(archive.read("reference-flow-1.png")))
+    assert reference.size == (round(101 / 25.4 * 600), round(132 / 25.4 * 600))
+    assert "reference-flow-1-back.png" not in archive.namelist()         # single-sided
+    assert "power-red-1-1-back.png" in archive.namelist()
+
+
+def test_shop_products_match_within_two_millimetres():
+    assert product_for("tgc", (63, 88)).name == "poker"
+    assert product_for("mpc", (63.5, 88.9)).name == "poker"
+    assert product_for("dtc", (57, 89)).name == "bridge"
+    assert product_for("tgc", (95, 126)) is None
+    assert {p.size_px(300) for p in SHOPS["tgc"] if p.name == "poker"} == {(825, 1125)}
+
+
+def test_dtc_pdf_is_one_card_per_page_with_its_back_after_it(cephiro_built):
+    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "dtc")
+    assert result.exit_code == 0, result.output
+    pdf = pikepdf.open(cephiro_built.folder / "cephiro-pillar-5p-dtc.pdf")
+    assert len(pdf.pages) == 2 * 84                       # 40 power + 8 trials + 36 oaths, each with a back
+    for page in pdf.pages[:6]:
+        media = [float(v) for v in page.MediaBox]
+        trim = [float(v) for v in page.TrimBox]
+        assert media == [0, 0, 2.75 * PT_PER_IN, 3.75 * PT_PER_IN]
+        assert [round(v, 2) for v in trim] == [9, 9, 189, 261]          # 2.5 × 3.5 in, 1/8 in bleed
+    forms = [page.Resources.XObject.Card for page in pdf.pages[:6]]
+    # red-1 (one copy), then two copies of red-2, each followed by the red back they all share
+    assert [str(f.PnpId) for f in forms[0::2]] == ["power/red-1", "power/red-2", "power/red-2"]
+    assert forms[1].objgen == forms[3].objgen == forms[5].objgen != forms[0].objgen
+
+
+def test_pdfx_has_output_intent_metadata_and_managed_rgb(cephiro_built):
+    args = ("export", "cephiro-pillar", "--shop", "dtc", "--pdfx")
+    assert pnp(cephiro_built.project, *args).exit_code == 0
+    path = cephiro_built.folder / "cephiro-pillar-5p-dtc-pdfx.pdf"
+    first = path.read_bytes()
+    pdf = pikepdf.open(path)
+    assert pdf.pdf_version >= "1.6"
+    intent = pdf.Root.OutputIntents[0]
+    assert intent.S == "/GTS_PDFX" and int(intent.DestOutputProfile.N) == 4
+    xmp = pdf.Root.Metadata.read_bytes().decode("utf-8")
+    assert "<pdfxid:GTS_PDFXVersion>PDF/X-4</pdfxid:GTS_PDFXVersion>" in xmp
+    assert str(pdf.docinfo.Trapped) == "/False"
+    for page in pdf.pages:
+        assert "/DefaultRGB" in page.Resources.ColorSpace
+        assert "/DefaultRGB" in page.Resources.XObject.Card.Resources.ColorSpace
+    assert pnp(cephiro_built.project, *args).exit_code == 0
+    assert path.read_bytes() == first                                   # fixed dates and ids
+
+
+def test_pdfx_refuses_a_profile_that_is_not_cmyk(cephiro_built, tmp_path):
+    srgb = tmp_path / "srgb.icc"
+    srgb.write_bytes((Path(pikepdf.__file__).parent / "pdfa/data/sRGB.icc").read_bytes())
+    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "dtc", "--pdfx", "--icc", str(srgb))
+    assert result.exit_code == 1
+    assert f"{srgb}: an ICC profile of class mntr for RGB , not a CMYK printer profile" in result.output
+
+
+def test_pdfx_needs_the_dtc_pdf(cephiro_built):
+    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "tgc", "--pdfx")
+    assert result.exit_code == 2 and "--pdfx applies to the PDF of --shop dtc" in result.output
+
+
+# --- Tabletop Simulator ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", GAMES)
+def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
+    kit = built(tmp_path_factory, game)
+    result = pnp(kit.project, "export", game, "--tts")
+    assert result.exit_code == 0, result.output
+    counts = _pack_counts(kit.project, game)
+    for deck, cards in counts.items():
+        saved = json.loads((kit.folder / "tts" / f"{deck}.json").read_text(encoding="utf-8"))
+        obj = saved["ObjectStates"][0]
+        copies = sum(cards.values())
+        if copies == 1:
+            assert obj["Name"] == "CardCustom"
+            continue
+        assert obj["Name"] == "DeckCustom"
+        assert len(obj["DeckIDs"]) == len(obj["ContainedObjects"]) == copies
+        sheets = obj["CustomDeck"]
+        assert len(sheets) == -(-len(cards) // PER_SHEET)
+        for key, sheet in sheets.items():
+            assert sheet["NumWidth"] <= MAX_COLS and sheet["NumHeight"] <= MAX_ROWS
+            face = Path(sheet["FaceURL"].removeprefix("file://"))
+            back = Path(sheet["BackURL"].removeprefix("file://"))
+            assert face.is_file() and back.is_file()
+            w, h = Image.open(face).size
+            assert w <= MAX_PX and h <= MAX_PX
+            assert w % sheet["NumWidth"] == 0 and h % sheet["NumHeight"] == 0
+            used = [i for i in obj["DeckIDs"] if i // 100 == int(key)]
+            assert max(i % 100 for i in used) < sheet["NumWidth"] * sheet["NumHeight"] - 1   # the last slot is the back
+        names = {c["Nickname"] for c in obj["ContainedObjects"]}
+        assert len(names) >= 1 and all(names)
+
+
+def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):
+    assert pnp(wizard_built.project, "export", "reverse-wizard", "--tts").exit_code == 0
+    saved = json.loads((wizard_built.folder / "tts/common.json").read_text(encoding="utf-8"))
+    deck = saved["ObjectStates"][0]
+    assert set(deck["CustomDeck"]) == {"1", "2"}
+    assert deck["CustomDeck"]["1"]["NumWidth"] * deck["CustomDeck"]["1"]["NumHeight"] == 70
+    assert {i // 100 for i in deck["DeckIDs"]} == {1, 2}
+
+
+def test_tts_sheet_shows_the_card_faces_at_trim(cephiro_built):
+    """The first slot of the power sheet is red-1 at trim: its top-left pixel is the red pattern
+    of the card's face, not white paper or bleed past the cut."""
+    assert pnp(cephiro_built.project, "export", "cephiro-pillar", "--tts").exit_code == 0
+    sheet = Image.open(cephiro_built.folder / "tts/power-1.png").convert("RGB")
+    r, g, b = sheet.getpixel((3, 3))
+    assert r > 150 and g < 110 and b < 110

@@ -1,0 +1,276 @@
+"""Change-aware rebuilds: the face cache re-renders exactly what changed, a cached build equals
+a cold one byte for byte, --only proofs, reprint packs, the no-change fast path, pnp watch.
+Nothing here measures time (that is `make bench`)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pikepdf
+import pytest
+from PIL import Image
+
+from generator.assets import Assets
+from generator.build import build_game, check_game, faces_for
+from generator.project import Project, isolate_fonts
+from generator.render.cards import CardRenderer
+from tests.conftest import ROOT, make_project, pnp
+
+
+def _build(project: Path, game="cephiro-pillar", players=(2,), paper="a4", jobs=1):
+    """Build one pack in-process; the labels of the faces rendered (not taken from the cache)."""
+    proj = Project.at(project)
+    isolate_fonts(proj)
+    written, fresh = build_game(proj, Assets(proj), game, list(players), [paper], say=lambda _: None, jobs=jobs)
+    return written, sorted(fresh)
+
+
+def _labels(faces) -> list[str]:
+    """The labels a build reports for these faces: one per distinct face (by key), as render() does."""
+    return sorted({f.key: f.label for f in faces}.values())
+
+
+def _faces(project: Path, game="cephiro-pillar", players=(2,)):
+    proj = Project.at(project)
+    assets = Assets(proj)
+    checked = check_game(proj, assets, game).game
+    renderer = CardRenderer(proj, assets, checked)
+    packs = [p for p in checked.packs if p.players in players and not p.optional]
+    return renderer, faces_for(checked, renderer, packs)
+
+
+@pytest.fixture
+def warm(tmp_path):
+    """A cephiro project with its own fonts (a test may change one), built once."""
+    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    (project / "fonts").unlink()
+    shutil.copytree(ROOT / "fonts", project / "fonts")
+    _, fresh = _build(project)
+    assert fresh, "the first build renders every face"
+    return project
+
+
+def test_nothing_changed_renders_nothing(warm):
+    assert _build(warm)[1] == []
+
+
+def test_a_changed_card_re_renders_only_that_card(warm):
+    path = warm / "cards/cephiro-pillar/trials.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "name: 精灵之森" in text
+    path.write_text(text.replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
+    assert _build(warm)[1] == ["trials/spirit-forest (face)"]
+
+
+def test_a_changed_template_re_renders_exactly_its_cards(warm):
+    path = warm / "templates/cephiro-pillar/trial-back.html"
+    path.write_text(path.read_text(encoding="utf-8") + "\n<!-- a new comment -->\n", encoding="utf-8")
+    _, faces = _faces(warm)
+    users = [f for f in faces.values() if f.template == "cephiro-pillar/trial-back.html"]
+    assert len(users) == 8
+    assert _build(warm)[1] == _labels(users)
+
+
+def test_a_changed_font_re_renders_exactly_the_cards_drawn_with_it(warm):
+    """The symbol font draws ✧ ◈ ♡ on some cards only; changing its file re-renders those."""
+    renderer, faces = _faces(warm)
+    symbols = next(f for f in renderer.assets.fonts if "Symbols" in f.family)
+    users = [f for f in faces.values() if symbols in renderer._fonts_used(f.html)]
+    assert 0 < len(_labels(users)) < len(_labels(faces.values()))
+    font = warm / "fonts" / symbols.path.name
+    font.write_bytes(font.read_bytes() + b"\0" * 4)          # different bytes, same glyphs
+    assert _build(warm)[1] == _labels(users)
+
+
+def test_a_cached_build_equals_a_cold_one_byte_for_byte(warm, tmp_path):
+    cached_pdf = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
+    cached_json = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.json").read_bytes()
+    card = warm / "cards/cephiro-pillar/oaths.yaml"
+    original = card.read_text(encoding="utf-8")
+    card.write_text(original.replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
+    assert _build(warm)[1]                             # cache now also holds the edited card
+    card.write_text(original, encoding="utf-8")
+    assert _build(warm)[1] == []                       # back to the original: all from the cache
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cached_pdf
+    shutil.rmtree(warm / "build")                      # cold, and rendered in two processes
+    assert _build(warm, jobs=2)[1]
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cached_pdf
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.json").read_bytes() == cached_json
+
+
+def test_a_damaged_cache_entry_is_rendered_again(warm):
+    renderer, faces = _faces(warm)
+    face = next(iter(faces.values()))
+    entry = renderer.cache.path(face.key)
+    entry.write_bytes(entry.read_bytes()[:200])        # as if cut off
+    assert _build(warm)[1] == [face.label]
+
+
+def test_two_builds_at_once_share_the_cache_safely(tmp_path):
+    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    command = [sys.executable, "-m", "generator", "--project", str(project), "build", "cephiro-pillar",
+               "--players", "2", "--paper", "a4"]
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(2)]
+    outputs = [r.communicate(timeout=300)[0] for r in runs]
+    assert [r.returncode for r in runs] == [0, 0], outputs
+    first = (project / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
+    shutil.rmtree(project / "build")
+    subprocess.run(command, check=True, capture_output=True)
+    assert (project / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == first
+    assert not list((project / "build").rglob("*.tmp"))
+
+
+# --- the no-change fast path --------------------------------------------------------------------
+
+def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path):
+    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    args = ("build", "cephiro-pillar", "--players", "2", "--paper", "a4")
+    assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in pnp(project, *args).output
+    again = pnp(project, *args)
+    assert again.exit_code == 0 and "cephiro-pillar: up to date (2 files" in again.output
+    assert "up to date" not in pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "letter").output
+    assert "up to date" not in pnp(project, *args).output          # the settings changed in between
+    assert "up to date" in pnp(project, *args).output
+    (project / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").unlink()     # an output went missing
+    assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in pnp(project, *args).output
+    card = project / "cards/cephiro-pillar/trials.yaml"
+    card.write_text(card.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    result = pnp(project, *args)
+    assert "up to date" not in result.output and "rendered 0 faces" in result.output
+
+
+# --- --only proofs --------------------------------------------------------------------------------
+
+def test_only_writes_a_pdf_and_png_per_card(cephiro):
+    result = pnp(cephiro, "build", "cephiro-pillar", "--only", "power/red-6,spirit-forest")
+    assert result.exit_code == 0, result.output
+    folder = cephiro / "build/cephiro-pillar/cards"
+    assert sorted(p.name for p in folder.iterdir()) == ["power-red-6.pdf", "power-red-6.png",
+                                                        "trials-spirit-forest.pdf", "trials-spirit-forest.png"]
+    pdf = pikepdf.open(folder / "power-red-6.pdf")
+    assert len(pdf.pages) == 2                                   # face and back
+    mm = 72 / 25.4
+    assert [round(float(v) / mm, 2) for v in pdf.pages[0].TrimBox] == [3, 3, 66, 91]
+    assert [round(float(v) / mm, 2) for v in pdf.pages[0].MediaBox] == [0, 0, 69, 94]
+    assert Image.open(folder / "power-red-6.png").size == (round(69 / 25.4 * 200), round(94 / 25.4 * 200))
+    assert not (cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").exists()     # nothing else built
+
+
+def test_only_names_an_unknown_or_ambiguous_card(cephiro):
+    result = pnp(cephiro, "build", "cephiro-pillar", "--only", "nope")
+    assert result.exit_code == 1 and "cards/cephiro-pillar: no card 'nope'" in result.output
+
+
+# --- reprint packs -------------------------------------------------------------------------------
+
+def test_reprint_since_the_last_build_has_every_copy_of_the_changed_card(cephiro):
+    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "5", "--paper", "a4").exit_code == 0
+    nothing = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
+    assert nothing.exit_code == 0 and "nothing changed since the last build" in nothing.output
+    path = cephiro / "cards/cephiro-pillar/oaths.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
+    result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.json").read_text())
+    decks = [c for c in manifest["components"] if c["kind"] == "deck"]
+    assert [c["id"] for c in decks] == ["oaths"]
+    (card,) = decks[0]["cards"]
+    full = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-5p-a4.json").read_text())
+    copies = next(c["copies"] for d in full["components"] if d["id"] == "oaths" for c in d["cards"]
+                  if c["id"] == card["id"])
+    assert card["copies"] == copies == decks[0]["count"]
+    roles = [p["role"] for p in manifest["pages"]]
+    assert roles.count("cards-back") == roles.count("cards-front") >= 1
+    text1 = subprocess.run(["pdftotext", "-f", "1", "-l", "1",
+                            str(cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.pdf"), "-"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "重印" in text1 and card["id"] in text1
+
+
+def test_reprint_since_a_git_revision(cephiro):
+    git = ["git", "-C", str(cephiro), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "kit"], check=True)
+    path = cephiro / "cards/cephiro-pillar/trials.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
+    result = pnp(cephiro, "reprint", "cephiro-pillar", "--since", "HEAD", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert "(1 changed cards, 1 to print" in result.output
+    bad = pnp(cephiro, "reprint", "cephiro-pillar", "--since", "no-such-rev")
+    assert bad.exit_code == 1 and "cannot read revision 'no-such-rev'" in bad.output
+
+
+# --- pnp watch ----------------------------------------------------------------------------------
+
+def _read_until(proc, word: str, lines: list, timeout: float = 120) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if word in line:
+            return line
+    raise AssertionError(f"pnp watch never said {word!r}:\n{''.join(lines)}")
+
+
+def test_watch_rebuilds_on_save_and_says_what(tmp_path):
+    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "--project", str(project), "watch", "cephiro-pillar",
+                             "--players", "2", "--paper", "a4"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    lines: list = []
+    try:
+        _read_until(proc, "watching", lines)
+        path = project / "cards/cephiro-pillar/trials.yaml"
+        path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
+        line = _read_until(proc, "rebuilt", lines)
+        assert "1 faces re-rendered: trials/spirit-forest (face)" in line
+        assert "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in line
+        path.write_text(path.read_text(encoding="utf-8") + "\n  - {id: [\n", encoding="utf-8")
+        problem = _read_until(proc, "trials.yaml", lines)
+        assert problem.startswith("cards/cephiro-pillar/trials.yaml:")
+        _read_until(proc, "not rebuilt; the previous files are unchanged", lines)
+        assert proc.poll() is None                        # still watching
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "Traceback" not in "".join(lines)
+
+
+def test_watch_maps_changes_to_games(tmp_path):
+    from generator.watch import games_touched
+    project = Project.at(make_project(tmp_path / "p"))
+    games = ["cephiro-pillar", "seven-nights"]
+    root = project.root
+    assert games_touched(project, games, {root / "cards/seven-nights/lanterns.yaml"}) == ["seven-nights"]
+    assert games_touched(project, games, {root / "templates/cephiro-pillar/power.html"}) == ["cephiro-pillar"]
+    assert games_touched(project, games, {root / "fonts/fonts.yaml"}) == games
+    assert games_touched(project, games, {root / "cards/reverse-wizard/common.yaml"}) == []
+
+
+# --- the benchmark project ------------------------------------------------------------------------
+
+def test_bench_project_is_the_workload_and_builds_from_outside(tmp_path):
+    """bench/ is a project of its own: its card file is what make_deck.py writes, it validates,
+    and one card builds with --project from any folder."""
+    subprocess.run([sys.executable, str(ROOT / "bench/make_deck.py"), "--out", str(tmp_path / "cards.yaml")],
+                   check=True, capture_output=True)
+    assert (tmp_path / "cards.yaml").read_bytes() == (ROOT / "bench/cards/deck450/cards.yaml").read_bytes()
+    bench = tmp_path / "bench"
+    for part in ("cards", "templates", "fonts", "icons"):
+        shutil.copytree(ROOT / "bench" / part, bench / part)
+    result = pnp(bench, "build", "deck450", "--only", "c450")
+    assert result.exit_code == 0, result.output
+    png = Image.open(bench / "build/deck450/cards/cards-c450.png")
+    assert png.size == (round(69.85 / 25.4 * 200), round(95.25 / 25.4 * 200))
+    data = (ROOT / "bench/cards/deck450/cards.yaml").read_text(encoding="utf-8")
+    assert data.count("\n  - {id: c") == 450
+

@@ -16,7 +16,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "cards/deck450/cards.yaml")
     out = ap.parse_args().out
-    rows = ["# The deck450 benchmark cards, written by bench/make_deck.py.",
+    rows = ["# yaml-language-server: $schema=../../../schemas/deck.schema.json",
+            "# The deck450 benchmark cards, written by bench/make_deck.py.",
             "deck:", "  id: cards", "  name: 基准牌", "  face: deck450/card.html",
             "  fields:", "    title: {type: text}", "    body: {type: rich}", "cards:"]
     for k in range(COUNT):

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import uharfbuzz as hb
+from pydantic import ValidationError
 
 from generator.errors import PnpError, Problem
 from generator.project import Project
+from generator.schema import FontsFile, validation_problems
 from generator.yamlsrc import load_yaml
 
 IGNORED = {"\ufe0f", "\ufe0e", "\u200d", "\n", "\r", "\t"}
@@ -39,8 +41,11 @@ class Assets:
         self.project = project
         listing = project.fonts / "fonts.yaml"
         data = load_yaml(listing, project.display(listing))
-        self.fonts = [Font(f["family"], int(f.get("weight", 400)), project.fonts / f["file"], f.get("licence", ""))
-                      for f in data["fonts"]]
+        try:
+            spec = FontsFile.model_validate(data)
+        except ValidationError as exc:
+            raise PnpError(validation_problems(exc, data, project.display(listing))) from None
+        self.fonts = [Font(f.family, f.weight, project.fonts / f.file, f.licence) for f in spec.fonts]
         for font in self.fonts:
             if not font.path.is_file():
                 raise PnpError(Problem(project.display(listing), data["fonts"].line_of(self.fonts.index(font)),
@@ -48,6 +53,7 @@ class Assets:
         self.families = list(dict.fromkeys(f.family for f in self.fonts))
         self._icons = {}
         self._named: dict[str, Path | None] = {}       # icons by file name, looked up once
+        self._checked: set[Path] = set()                # icons found self-contained
         for svg in sorted((project.icons / "twemoji").glob("*.svg")):
             seq = "".join(chr(int(h, 16)) for h in svg.stem.split("-"))
             self._icons[_strip(seq)] = svg
@@ -81,10 +87,24 @@ class Assets:
             return self._named[emoji]
         return self._icons.get(_strip(emoji))
 
+    def checked_icon(self, name: str) -> Path:
+        """The icon's SVG, after making sure it is self-contained: an icon that names another
+        file or a web address (an <image>, a <use> of another file, an entity) could make the
+        build read outside the project, so it is refused."""
+        path = self.icon(name)
+        if path is None:
+            raise ValueError(f"no icon for {name!r}")
+        if path not in self._checked:
+            problem = svg_problem(path.read_bytes())
+            if problem:
+                raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {problem}")
+            self._checked.add(path)
+        return path
+
     def icon_url(self, emoji: str) -> str:
         """The icon's URL relative to the project folder (the renderer's base URL), so no
         machine-specific path ever reaches a PDF."""
-        return self.icon(emoji).relative_to(self.project.root.resolve()).as_posix()
+        return self.checked_icon(emoji).relative_to(self.project.root.resolve()).as_posix()
 
     def split(self, text: str) -> list[tuple[str, str]]:
         """Text as runs of ('text', s) and ('icon', emoji), emoji matched longest first."""
@@ -119,6 +139,21 @@ class Assets:
                          f"src: url('{font.path.relative_to(self.project.root).as_posix()}'); }}")
         stack = ", ".join(f"'{family}'" for family in self.families)
         return "\n".join(rules) + f"\n:root {{ --font-stack: {stack}; }}\nhtml {{ font-family: {stack}; }}\n"
+
+
+_REFERENCE = re.compile(rb"""(?:xlink:)?href\s*=\s*["']\s*([^"'#][^"']*)["']|url\(\s*["']?\s*([^"')#][^"')]*)""")
+
+
+def svg_problem(data: bytes) -> str | None:
+    """Why an SVG is not self-contained, or None: it may refer to nothing but its own parts
+    (#id) and embedded data: URIs."""
+    if b"<!ENTITY" in data or b"<!DOCTYPE" in data:
+        return "declares a DOCTYPE or entities; icons must be plain SVG"
+    for match in _REFERENCE.finditer(data):
+        target = (match.group(1) or match.group(2) or b"").strip()
+        if not target.startswith(b"data:"):
+            return f"refers to {target.decode(errors='replace')[:60]}; icons must be self-contained"
+    return None
 
 
 def _strip(text: str) -> str:

@@ -5,6 +5,7 @@ validated, and each file is written atomically after its preflight.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -86,12 +87,28 @@ def record_faces(project: Project, game: Game, faces: dict) -> None:
     write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 
+STALE_SECONDS = 3600
+
+
+def sweep_stale(folder) -> None:
+    """Remove temporary files a killed build left behind. Only old ones: a younger one may
+    belong to a build running right now beside this one."""
+    now = time.time()
+    for tmp in folder.glob(".*.tmp") if folder.is_dir() else []:
+        try:
+            if now - tmp.stat().st_mtime > STALE_SECONDS:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
                options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> tuple[list[str], list[str]]:
     """Build the packs; return the files written and the faces rendered (not from the cache)."""
     game = check_game(project, assets, game_id).game
     packs = select_packs(game, players)
+    sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
     rendered = renderer.render(list(faces.values()), jobs=jobs,

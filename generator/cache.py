@@ -21,8 +21,8 @@ from generator import __version__
 from generator.atomic import write_atomic
 from generator.project import Project
 
-ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "render/info.py", "markup.py", "assets.py",
-                  "cache.py"]
+ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "render/info.py", "render/weasy.py",
+                  "markup.py", "assets.py", "cache.py"]
 ICON_URL = re.compile(r'src="(icons/[^"]+)"')
 
 

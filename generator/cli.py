@@ -321,6 +321,38 @@ def serve(ctx, port, project_dir):
         raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}") from None
 
 
+@main.command("new")
+@click.argument("game")
+@click.option("--title", help="The game's title (default: made from GAME).")
+@_project_option
+@click.pass_context
+@handles_problems
+def new_game(ctx, game, title, project_dir):
+    """Start a game: cards/GAME and templates/GAME that validate and build as written."""
+    from pathlib import Path
+
+    from generator.newgame import new_game as make
+    root = Path(project_dir or ctx.find_root().params.get("project_dir") or ".").resolve()
+    (root / "cards").mkdir(parents=True, exist_ok=True)
+    written = make(root, game, title)
+    for name in written:
+        click.echo(f"  wrote {name}")
+    click.echo(f"{game}: ready. Next: pnp validate {game}, then pnp build {game} --players 2; "
+               "the format is in docs/authoring.md")
+
+
+@main.command()
+@_project_option
+@click.pass_context
+@handles_problems
+def schema(ctx, project_dir):
+    """Write JSON Schemas of every YAML file to schemas/ (for editors' completion)."""
+    from generator.jsonschema import write_schemas
+    project = _project(ctx, project_dir)
+    for path in write_schemas(project.root / "schemas"):
+        click.echo(f"wrote {project.display(path)}")
+
+
 @main.command()
 @click.argument("pdf", type=click.Path(exists=True, dir_okay=False))
 @click.option("--manifest", type=click.Path(exists=True, dir_okay=False), help="Default: the .json beside the PDF.")

@@ -9,7 +9,7 @@ import functools
 import re
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import StrictUndefined, TemplateError, Undefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 _ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
@@ -38,7 +38,10 @@ def evaluate(value: Any, context: dict) -> Any:
     if not is_expr(value):
         return value
     try:
-        return _compiled(value)(**context)
+        result = _compiled(value)(**context)
+        if isinstance(result, Undefined):
+            result._fail_with_undefined_error()     # raises UndefinedError, reported below
+        return result
     except TemplateError as exc:
         raise ExprError(f"{value.strip()}: {exc.message or exc}") from None
     except (TypeError, KeyError, IndexError, ValueError, ZeroDivisionError, AttributeError) as exc:

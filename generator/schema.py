@@ -392,20 +392,40 @@ class ClaimsFile(Strict):
     claims: list[ClaimSpec]
 
 
+# --- fonts/fonts.yaml ------------------------------------------------------------------
+
+class FontEntry(Strict):
+    family: str
+    weight: int = Field(400, ge=100, le=900)
+    file: str = Field(description="a TrueType file in fonts/")
+    licence: str = Field("", description="its licence text, in fonts/")
+
+
+class FontsFile(Strict):
+    fonts: list[FontEntry] = Field(min_length=1, description="in fallback order: the first font that has a character draws it")
+
+
 # --- turning pydantic errors into located problems --------------------------------------
 
 ELEMENT_TYPES = {"rect", "line", "text", "icon", "track", "stations", "table", "ring", "cells", "pattern", "repeat"}
 
 
 def validation_problems(exc: ValidationError, data: Any, display: str) -> list[Problem]:
-    problems = []
+    problems, located = [], set()
     for err in exc.errors():
         raw = err["loc"]
         loc = tuple(step for i, step in enumerate(raw) if not _is_union_tag(step)
                     and not (step in ELEMENT_TYPES and i > 0 and isinstance(raw[i - 1], int)))
+        if _is_union_branch(raw) and loc in located:
+            continue            # the other branches of a union at a place already reported
+        located.add(loc)
         file, line = line_at(data, loc)
         problems.append(Problem(file or display, line, _describe(err, loc)))
     return _dedupe(problems)
+
+
+def _is_union_branch(raw: tuple) -> bool:
+    return any(_is_union_tag(step) for step in raw)
 
 
 def _is_union_tag(step) -> bool:
@@ -441,7 +461,16 @@ def _describe(err: dict, loc: tuple) -> str:
         if "#[0-9a-fA-F]" in pattern:
             return f"{where}: {_show(value)} is not a colour (use #rrggbb)"
     if kind == "literal_error":
-        return f"{where}: {_show(value)} is not one of {err['ctx']['expected']}"
+        options = err["ctx"]["expected"]
+        if "'euro-poker'" in options:
+            return f"{where}: {_show(value)} is not one of {options}, or a size like {{width: 63, height: 88}}"
+        return f"{where}: {_show(value)} is not one of {options}"
+    bounds = {"less_than_equal": "above the maximum", "less_than": "not below", "greater_than_equal": "below the minimum",
+              "greater_than": "not above"}
+    if kind in bounds:
+        limit = next(iter(err.get("ctx", {}).values()), "")
+        return f"{where}: {_show(value)} is {bounds[kind]} {limit:g}" if isinstance(limit, (int, float)) \
+            else f"{where}: {_show(value)} is {bounds[kind]} {limit}"
     if kind == "union_tag_invalid":
         return f"{where}: unknown element type {_show(err['ctx'].get('tag'))} (expected {err['ctx'].get('expected_tags')})"
     if kind == "too_short":

@@ -8,6 +8,8 @@ the computed values (a recorded contradiction is a note, an unexpected one an er
 """
 from __future__ import annotations
 
+import inspect
+
 from typing import Any
 
 from generator.assets import Assets, describe_char
@@ -59,8 +61,17 @@ def rules_checks(project: Project, game: Game) -> list[Problem]:
         found = list(check(game, game.derived) or [])
     except Exception as exc:
         return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
-    return [f if isinstance(f, Problem) else Problem(project.display(path), None, f"rules check: {f}")
+    line = _line_of(check)
+    return [f if isinstance(f, Problem) else Problem(project.display(path), line, f"rules check: {f}")
             for f in found]
+
+
+def _line_of(function) -> int | None:
+    """Where a rules module's function starts, to point at it."""
+    try:
+        return inspect.getsourcelines(function)[1]
+    except (OSError, TypeError):
+        return None
 
 
 def pack_checks(project: Project, game: Game) -> list[Problem]:
@@ -77,10 +88,12 @@ def pack_checks(project: Project, game: Game) -> list[Problem]:
                                         f"decks: {', '.join(game.decks)}"))
                 continue
             deck = game.decks[deck_id]
-            for field in entry.where:
-                if field not in deck.spec.fields:
-                    problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' "
-                                            f"has no field '{field}' to select by"))
+            unknown = [f for f in entry.where if f not in deck.spec.fields]
+            for field in unknown:
+                problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' "
+                                        f"has no field '{field}' to select by"))
+            if unknown:
+                continue        # its count would only repeat the same mistake
             held = sum(copies for _, copies in game.pack_cards(pack, deck_id))
             if held != entry.count:
                 problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' holds "
@@ -119,17 +132,21 @@ def template_checks(project: Project, game: Game) -> list[Problem]:
         wanted += [(deck.file, "css", css) for css in deck.spec.css]
     for file, key, name in wanted:
         if project.template(name) is None:
-            _, line = line_at(game.files[file], ("deck", key)) if file in game.files else (file, None)
+            where = ("css",) if file.endswith("game.yaml") else ("deck", key)
+            _, line = line_at(game.files[file], where) if file in game.files else (file, None)
             problems.append(Problem(file, line, f"template '{name}' not found under templates/"))
     return problems
 
 
 def text_checks(game: Game, assets: Assets) -> list[Problem]:
     problems = []
-    colour_symbols = [(f"cards/{game.id}/game.yaml", c.symbol) for c in game.spec.player_colours]
-    for file, symbol in colour_symbols:
-        if not assets.icon(symbol):
-            problems.append(Problem(file, None, f"player symbol {symbol!r} has no icon in icons/"))
+    game_file = f"cards/{game.id}/game.yaml"
+    for index, colour in enumerate(game.spec.player_colours):
+        if not assets.icon(colour.symbol):
+            _, line = line_at(game.files[game_file], ("player_colours", index, "symbol"))
+            problems.append(Problem(game_file, line, f"player colour '{colour.id}': symbol: no icon for "
+                                    f"{colour.symbol!r}", "use an emoji that has a Twemoji SVG "
+                                    "(tools/build_assets.py adds it), or an .svg in icons/"))
     owners = [(deck.cards, deck.spec.fields, deck.file, "cards") for deck in game.decks.values()]
     owners += [(rows, _table_fields(game, table_id), rows[0].file, "rows") for table_id, rows in game.tables.items()]
     for cards, fields, file, key in owners:
@@ -152,8 +169,10 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
     where = f"card '{card.id}': {name}"
     if kind == "icon":
         if not assets.icon(value):
-            return [Problem(file, line, f"{where}: no icon for {value!r} in icons/twemoji",
-                            "use an emoji that has a Twemoji SVG, or add its SVG")]
+            if str(value).endswith(".svg"):
+                return [Problem(file, line, f"{where}: no icon file icons/{value}")]
+            return [Problem(file, line, f"{where}: no icon for {value!r}",
+                            "use an emoji that has a Twemoji SVG (tools/build_assets.py adds it), or an .svg in icons/")]
         return []
     if kind not in ("text", "rich"):
         return []
@@ -163,7 +182,8 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
             fill_placeholders(value, card.fields)
         except TextError as exc:
             names = PLACEHOLDER.findall(value)
-            problems.append(Problem(file, line, f"{where}: {exc}", f"placeholders found: {names}"))
+            problems.append(Problem(file, line, f"{where}: {exc}",
+                                    f"fields: {', '.join(sorted(n for n in card.fields if n not in names))}"))
     for char in assets.missing(plain_text(value, card.fields)):
         problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
                                 "font and has no icon", "replace it, or add it to the font subset "
@@ -183,7 +203,7 @@ def claim_checks(game: Game) -> list[Problem]:
             problems.append(Problem(file, line, f"claim {claim.id}: cannot compute: {exc}"))
             continue
         holds = same(claim.claimed, computed, claim.tolerance)
-        said = f"claim {claim.id} ({claim.source}): the seed says {show(claim.claimed)}, the rules give {show(computed)}"
+        said = f"claim {claim.id} ({claim.source}): the rules document says {show(claim.claimed)}, the rules give {show(computed)}"
         if holds and claim.holds:
             continue
         if not holds and not claim.holds:

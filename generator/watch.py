@@ -87,10 +87,16 @@ class Watcher:
         config = self.project.root / "pnp.toml"
         roots = [str(self.project.root / name) for name in WATCHED if (self.project.root / name).is_dir()]
         roots += [str(config)] if config.is_file() else []
-        self.say(f"watching {', '.join(WATCHED)} for {', '.join(self.games)} (Ctrl-C stops)")
-        # step: how long the files must be quiet before a rebuild (an editor saves in bursts)
+        announced = False
+        # step: how long the files must be quiet before a rebuild (an editor saves in bursts). The
+        # first (empty) yield comes once the watches are in place: only then is "watching" true.
         for changes in watch(*roots, watch_filter=_Filter(), stop_event=stop_event, debounce=400, step=30,
-                             raise_interrupt=False):
+                             rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):
+            if not announced:
+                self.say(f"watching {', '.join(WATCHED)} for {', '.join(self.games)} (Ctrl-C stops)")
+                announced = True
+            if not changes:
+                continue
             paths = {Path(p) for _, p in changes}
             if config in paths:
                 paths.add(self.project.root / "fonts")      # settings affect every game

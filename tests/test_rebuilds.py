@@ -274,3 +274,28 @@ def test_bench_project_is_the_workload_and_builds_from_outside(tmp_path):
     data = (ROOT / "bench/cards/deck450/cards.yaml").read_text(encoding="utf-8")
     assert data.count("\n  - {id: c") == 450
 
+
+
+def test_skipping_page_margin_boxes_changes_no_byte(tmp_path):
+    """Cards render without WeasyPrint's page-margin boxes (they have no margins): the faces
+    are byte for byte what a plain render gives."""
+    from generator.render import cards
+    from generator.render.canonical import Batch, canonical_face
+    project = make_project(tmp_path / "p", ["seven-nights"])
+    proj = Project.at(project)
+    isolate_fonts(proj)
+    assets = Assets(proj)
+    game = check_game(proj, assets, "seven-nights").game
+    renderer = CardRenderer(proj, assets, game)
+    faces = list(faces_for(game, renderer, game.packs).values())[:12]
+    size, sheets = faces[0].page_size, tuple(renderer.stylesheets(faces[0].deck))
+    faces = [f for f in faces if f.page_size == size]
+    patched = renderer._render_group(faces, size, sheets)
+    original = cards.without_margin_boxes
+    cards.without_margin_boxes = __import__("contextlib").nullcontext
+    try:
+        plain = renderer._render_group(faces, size, sheets)
+    finally:
+        cards.without_margin_boxes = original
+    a, b = Batch(patched), Batch(plain)
+    assert [canonical_face(p, a) for p in patched.pages] == [canonical_face(p, b) for p in plain.pages]

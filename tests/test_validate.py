@@ -64,7 +64,7 @@ BROKEN = [
     ("pieces.yaml", "  - {type: rect, x: 0, y: 0, w: 200, h: 9", "  - {type: rekt, x: 0, y: 0, w: 200, h: 9", "type: rekt",
      "unknown element type 'rekt'"),
     ("claims.yaml", "    claimed: {2: 4, 3: 6, 4: 8, 5: 10}", "    claimed: {2: 4, 3: 6, 4: 8, 5: 11}",
-     "5: 11}", "claim identity-5-capacity (附录 A ⑤ / 十 Q8): the seed says {2: 4, 3: 6, 4: 8, 5: 11}, the rules give"),
+     "5: 11}", "claim identity-5-capacity (附录 A ⑤ / 十 Q8): the rules document says {2: 4, 3: 6, 4: 8, 5: 11}, the rules give"),
     ("claims.yaml", "    claimed: [32, 33, 34, 26, 24]", "    claimed: [32, 33, 39, 26, 24]", "claimed: [32, 33, 39, 26, 24]",
      "claim identity-4-peak-scores now holds ([32, 33, 39, 26, 24]) but is recorded as a contradiction"),
 ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pikepdf
-from jinja2 import TemplateError, TemplateSyntaxError
+from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.assets import Assets, describe_char
 from generator.cache import FaceCache, FileHashes, engine_fingerprint
@@ -27,7 +27,7 @@ from generator.game import Card, Deck, Game
 from generator.project import Project
 from generator.render.canonical import Batch, canonical_face
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text
-from generator.render.weasy import weasyprint
+from generator.render.weasy import weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -151,6 +151,9 @@ class CardRenderer:
         except TemplateSyntaxError as exc:
             raise PnpError(Problem(f"templates/{exc.name or face.template}", exc.lineno,
                                    f"template error: {exc.message}")) from None
+        except TemplateNotFound as exc:
+            raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: no template '{exc.name}' under "
+                                   "templates/")) from None
         except (TemplateError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template failed: {exc}")) from None
         missing = self.assets.missing(self._printed(html), icons=False)
@@ -249,8 +252,9 @@ class CardRenderer:
                     face.fit = step
                     if step not in face.fragments:
                         face.fragments[step] = self._fragment(face, step)
-                doc = HTML(string=self._document(pending, size, sheets, step), base_url=str(self.project.root) + "/",
-                           url_fetcher=self.fetcher).render()
+                with without_margin_boxes():
+                    doc = HTML(string=self._document(pending, size, sheets, step), base_url=str(self.project.root) + "/",
+                               url_fetcher=self.fetcher).render()
                 overflowing = []
                 for face, page in zip(pending, doc.pages):
                     (overflowing if _overflows(page) else []).append(face)
@@ -263,8 +267,11 @@ class CardRenderer:
             first = documents[faces[0].key][0]
             combined = first.copy([documents[f.key][1] for f in faces])
             data = combined.write_pdf()
+        serious = [m for m in warnings if _serious(m)]
+        if any(m.startswith("blocked:") for m in serious):     # WeasyPrint's own lines only repeat ours
+            serious = [m for m in serious if m.startswith("blocked:")]
         problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {_explain(m)}")
-                    for m in warnings if _serious(m)]
+                    for m in dict.fromkeys(serious)]
         if problems:
             raise PnpError(problems)
         return pikepdf.open(io.BytesIO(data))
@@ -316,7 +323,8 @@ def _fit_boxes(box):
 
 
 def _serious(message: str) -> bool:
-    return any(s in message for s in (".notdef", "Failed to load", "blocked", "Ignored", "Invalid", "Error"))
+    return any(s in message for s in (".notdef", "Failed to load", "cannot be loaded", "blocked", "Ignored", "Invalid",
+                                      "Error"))
 
 
 def _explain(message: str) -> str:

@@ -31,11 +31,18 @@ def fenced_fetcher(roots: list[Path]):
         def fetch(self, url, headers=None):
             parsed = urlparse(url)
             if parsed.scheme != "file":
-                raise ValueError(f"blocked: {url} (only files inside the project may be used)")
+                self._refuse(f"blocked: {url} (only files inside the project may be used)")
             path = Path(unquote(parsed.path)).resolve()
             if not any(path.is_relative_to(root) for root in allowed):
-                raise ValueError(f"blocked: {path} is outside the project's folders")
+                self._refuse(f"blocked: {path} is outside the project's folders")
             return super().fetch(url, headers)
+
+        @staticmethod
+        def _refuse(message: str):
+            # WeasyPrint reports some failed loads (fonts) only at debug level: say it ourselves,
+            # as a warning the renderer turns into a problem.
+            logging.getLogger("weasyprint").warning(message)
+            raise ValueError(message)
 
     return FencedFetcher(allowed_protocols={"file"})
 
@@ -55,8 +62,7 @@ def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> Immutabl
         return to_html(text, assets, (), rich=False)
 
     def icon(emoji, cls="icon"):
-        if not assets.icon(emoji):
-            raise ValueError(f"no icon for {emoji!r}")
+        assets.checked_icon(emoji)        # exists, and reads nothing outside itself
         return Markup(f'<img class="{escape(cls)}" src="{assets.icon_url(emoji)}" alt="{escape(emoji)}">')
 
     def num(value, sign=False):

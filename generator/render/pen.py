@@ -113,9 +113,10 @@ class Pen:
     # --- icons and text -----------------------------------------------------------------
     def icon(self, emoji: str, x: float, y: float, size: float, rotate: float = 0):
         """A vector icon: drawn once per document as a form, then placed wherever it is used."""
-        path = self.assets.icon(emoji)
-        if path is None:
-            raise GlyphError(f"no icon for {emoji!r}")
+        try:
+            path = self.assets.checked_icon(emoji)
+        except ValueError as exc:
+            raise GlyphError(str(exc)) from None
         name, extent = self._icon_form(path)
         scale = size * PT / extent
         px, py = self.xy(x, y + size)

@@ -78,13 +78,25 @@ def faces_for(game: Game, renderer: CardRenderer, packs) -> dict[tuple[str, str,
     return faces
 
 
-def record_faces(project: Project, game: Game, faces: dict) -> None:
-    """Remember which face each card had, so `pnp reprint` can tell what changed since."""
-    path = project.build / game.id / FACES_RECORD
-    record = json.loads(path.read_text()) if path.is_file() else {}
+def read_record(project: Project, game_id: str) -> dict:
+    """{"cards": {uid: {side: face key}}, "packs": [player counts built]} of the builds so far."""
+    path = project.build / game_id / FACES_RECORD
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"cards": {}, "packs": []}
+    return record if "cards" in record else {"cards": {}, "packs": []}
+
+
+def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
+    """Remember which face each card had and which packs were built, so `pnp reprint` can
+    tell what changed since, in the pack the designer printed."""
+    record = read_record(project, game.id)
     for (deck, card, side), face in faces.items():
-        record.setdefault(f"{deck}/{card}", {})[side] = face.key
-    write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+        record["cards"].setdefault(f"{deck}/{card}", {})[side] = face.key
+    record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
+    write_atomic(project.build / game.id / FACES_RECORD,
+                 (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 
 STALE_SECONDS = 3600
@@ -124,5 +136,5 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
             written.append(path)
     if not options.ink_saver:
-        record_faces(project, game, faces)
+        record_faces(project, game, faces, packs)
     return written, rendered.fresh

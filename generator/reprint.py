@@ -7,7 +7,6 @@ card is printed on fresh sheets with its backs, and page 1 lists what changed.
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import tarfile
 import tempfile
@@ -15,7 +14,7 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.assets import Assets
-from generator.build import FACES_RECORD, check_game, faces_for, pick_pack
+from generator.build import FACES_RECORD, check_game, faces_for, pick_pack, read_record
 from generator.errors import PnpError, Problem
 from generator.layout import PAPERS
 from generator.options import PrintOptions
@@ -35,11 +34,12 @@ def keys_by_card(faces: dict) -> dict[str, dict[str, str]]:
 
 def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs) -> dict:
     if since is None:
-        path = project.build / game_id / FACES_RECORD
-        if not path.is_file():
+        record = read_record(project, game_id)
+        if not record["cards"]:
+            path = project.build / game_id / FACES_RECORD
             raise PnpError(Problem(project.display(path), None, "no earlier build of this game is recorded",
                                    "build it once, or pass --since REV"))
-        return json.loads(path.read_text())
+        return record["cards"]
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
         game = check_game(old, Assets(old), game_id).game
@@ -72,6 +72,9 @@ def _checkout(project: Project, revision: str, into: Path) -> Project:
 def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,
             papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print) -> list[str]:
     game = check_game(project, assets, game_id).game
+    if players is None and since is None:       # the largest pack that was built, not one never printed
+        built = read_record(project, game_id)["packs"]
+        players = max(built) if built else None
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, [pack])

@@ -299,3 +299,15 @@ def test_skipping_page_margin_boxes_changes_no_byte(tmp_path):
         cards.without_margin_boxes = original
     a, b = Batch(patched), Batch(plain)
     assert [canonical_face(p, a) for p in patched.pages] == [canonical_face(p, b) for p in plain.pages]
+
+
+def test_reprint_takes_the_pack_that_was_built(cephiro):
+    """Built for 3 players only, a reprint is of the 3-player pack: the yellow and purple cards of
+    the 5-player pack were never printed, so they are not 'changed'."""
+    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "3", "--paper", "a4").exit_code == 0
+    path = cephiro / "cards/cephiro-pillar/oaths.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
+    result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
+    assert result.exit_code == 0 and "(1 changed cards," in result.output, result.output
+    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.json").read_text())
+    assert manifest["players"] == 3

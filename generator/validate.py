@@ -75,51 +75,61 @@ def _line_of(function) -> int | None:
 
 
 def pack_checks(project: Project, game: Game) -> list[Problem]:
+    """Each pack's decks hold the count it declares; its pieces exist and their counts are numbers."""
     problems = []
     game_file = f"cards/{game.id}/game.yaml"
-    raw = game.files[game_file]
     game.piece_counts = {}
     for index, pack in enumerate(game.packs):
-        where = ("packs", index)
-        for deck_id, entry in pack.decks.items():
-            _, line = line_at(raw, where + ("decks", deck_id))
-            if deck_id not in game.decks:
-                problems.append(Problem(game_file, line, f"{pack.label}: no deck '{deck_id}'",
-                                        f"decks: {', '.join(game.decks)}"))
-                continue
-            deck = game.decks[deck_id]
-            unknown = [f for f in entry.where if f not in deck.spec.fields]
-            for field in unknown:
-                problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' "
-                                        f"has no field '{field}' to select by"))
-            if unknown:
-                continue        # its count would only repeat the same mistake
-            held = sum(copies for _, copies in game.pack_cards(pack, deck_id))
-            if held != entry.count:
-                problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' holds "
-                                        f"{held} cards, the pack declares {entry.count}"))
-        counts = {}
-        for piece_id, count in pack.pieces.items():
-            _, line = line_at(raw, where + ("pieces", piece_id))
-            if piece_id not in game.pieces:
-                problems.append(Problem(game_file, line, f"{pack.label}: no piece '{piece_id}'",
-                                        f"pieces: {', '.join(game.pieces)}"))
-                continue
-            try:
-                value = evaluate(count, context(game, pack=pack))
-            except ExprError as exc:
-                problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: {exc}"))
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
-                                        f"must be a whole number, got {value!r}"))
-                continue
-            piece = game.pieces[piece_id]
-            if piece.per_player and value > int(piece.per_player) * len(game.spec.player_colours):
-                problems.append(Problem(game_file, line, f"{pack.label}: {value} × {piece_id} "
-                                        f"but only {len(game.spec.player_colours)} player colours"))
-            counts[piece_id] = value
-        game.piece_counts[pack.key] = counts
+        problems += _deck_counts(game, pack, index, game_file)
+        problems += _piece_counts(game, pack, index, game_file)
+    return problems
+
+
+def _deck_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]:
+    problems = []
+    for deck_id, entry in pack.decks.items():
+        _, line = line_at(game.files[game_file], ("packs", index, "decks", deck_id))
+        if deck_id not in game.decks:
+            problems.append(Problem(game_file, line, f"{pack.label}: no deck '{deck_id}'",
+                                    f"decks: {', '.join(game.decks)}"))
+            continue
+        unknown = [f for f in entry.where if f not in game.decks[deck_id].spec.fields]
+        for field in unknown:
+            problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' "
+                                    f"has no field '{field}' to select by"))
+        if unknown:
+            continue        # its count would only repeat the same mistake
+        held = sum(copies for _, copies in game.pack_cards(pack, deck_id))
+        if held != entry.count:
+            problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' holds "
+                                    f"{held} cards, the pack declares {entry.count}"))
+    return problems
+
+
+def _piece_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]:
+    """Checks the pack's piece counts (numbers or expressions) and records them for the build."""
+    problems, counts = [], {}
+    for piece_id, count in pack.pieces.items():
+        _, line = line_at(game.files[game_file], ("packs", index, "pieces", piece_id))
+        if piece_id not in game.pieces:
+            problems.append(Problem(game_file, line, f"{pack.label}: no piece '{piece_id}'",
+                                    f"pieces: {', '.join(game.pieces)}"))
+            continue
+        try:
+            value = evaluate(count, context(game, pack=pack))
+        except ExprError as exc:
+            problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: {exc}"))
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
+                                    f"must be a whole number, got {value!r}"))
+            continue
+        piece = game.pieces[piece_id]
+        if piece.per_player and value > int(piece.per_player) * len(game.spec.player_colours):
+            problems.append(Problem(game_file, line, f"{pack.label}: {value} × {piece_id} "
+                                    f"but only {len(game.spec.player_colours)} player colours"))
+        counts[piece_id] = value
+    game.piece_counts[pack.key] = counts
     return problems
 
 

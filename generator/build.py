@@ -78,6 +78,14 @@ def faces_for(game: Game, renderer: CardRenderer, packs) -> dict[tuple[str, str,
     return faces
 
 
+def keys_by_card(faces: dict) -> dict[str, dict[str, str]]:
+    """{"deck/card": {"face": key, "back": key}} for faces by (deck, card, side)."""
+    out: dict[str, dict[str, str]] = {}
+    for (deck, card, side), face in faces.items():
+        out.setdefault(f"{deck}/{card}", {})[side] = face.key
+    return out
+
+
 def read_record(project: Project, game_id: str) -> dict:
     """{"cards": {uid: {side: face key}}, "packs": [player counts built]} of the builds so far."""
     path = project.build / game_id / FACES_RECORD
@@ -92,8 +100,8 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
     tell what changed since, in the pack the designer printed."""
     record = read_record(project, game.id)
-    for (deck, card, side), face in faces.items():
-        record["cards"].setdefault(f"{deck}/{card}", {})[side] = face.key
+    for uid, sides in keys_by_card(faces).items():
+        record["cards"].setdefault(uid, {}).update(sides)
     record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
     write_atomic(project.build / game.id / FACES_RECORD,
                  (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())

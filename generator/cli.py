@@ -35,6 +35,11 @@ def _players(value: str | None) -> list[int] | None:
     return numbers
 
 
+def _jobs(jobs: int | None) -> int:
+    """--jobs, or every core."""
+    return jobs or os.cpu_count() or 1
+
+
 def handles_problems(func):
     """Problems print as lines and exit 1; anything unexpected is an internal error."""
     @functools.wraps(func)
@@ -171,7 +176,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         from generator.proofs import proof_cards
         project, assets = _open(ctx, project_dir)
         written, fresh = proof_cards(project, assets, game, [c.strip() for c in only.split(",") if c.strip()],
-                                     jobs or os.cpu_count() or 1)
+                                     _jobs(jobs))
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
@@ -187,15 +192,15 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     for game_id in games:
         settings = {"players": counts, "paper": paper, "options": options}
         inputs = stamp.inputs_hash(project.root, game_id, settings)
-        current = stamp.up_to_date(project.root, game_id, settings)
+        current = stamp.up_to_date(project.root, game_id, inputs)
         if current is not None:
             click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
             continue
         from generator.build import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
         written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
-                                options=options, jobs=jobs or os.cpu_count() or 1, progress=_progress)
-        stamp.record(project.root, game_id, settings, written, inputs)
+                                options=options, jobs=_jobs(jobs), progress=_progress)
+        stamp.record(project.root, game_id, written, inputs)
 
 
 @main.command()
@@ -221,7 +226,7 @@ def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
     options = resolve(project.root, duplex, None, False, False, printer)
-    watcher = Watcher(project, games, counts, [paper] if paper else None, options, jobs or os.cpu_count() or 1,
+    watcher = Watcher(project, games, counts, [paper] if paper else None, options, _jobs(jobs),
                       say=lambda line: click.echo(line))
     watcher.run()
 
@@ -258,7 +263,7 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
     from generator.reprint import reprint as run
     project, assets = _open(ctx, project_dir)
     options = resolve(project.root, duplex)
-    run(project, assets, game, since, players, [paper] if paper else None, options, jobs or os.cpu_count() or 1,
+    run(project, assets, game, since, players, [paper] if paper else None, options, _jobs(jobs),
         say=click.echo)
 
 
@@ -282,7 +287,7 @@ def export(ctx, game, shop, dpi, tts, pdfx, icc, players, jobs, project_dir):
     if pdfx and shop != "dtc":
         raise click.UsageError("--pdfx applies to the PDF of --shop dtc")
     project, assets = _open(ctx, project_dir)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = _jobs(jobs)
     if shop:
         from generator.export import export_shop
         export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo)
@@ -303,7 +308,7 @@ def gallery(ctx, game, players, jobs, project_dir):
     from generator.gallery import build_gallery
     project, assets = _open(ctx, project_dir)
     for game_id in [game] if game else project.games():
-        build_gallery(project, assets, game_id, players, jobs or os.cpu_count() or 1, say=click.echo)
+        build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo)
 
 
 @main.command()

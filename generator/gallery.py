@@ -21,6 +21,7 @@ from generator.layout import PieceSheet, Placement, Rect
 from generator.project import Project
 from generator.raster import Frame, draw_pages, faces_pdf
 from generator.render.cards import CardRenderer
+from generator.validate import context as expression_context
 
 CARD_DPI = 150        # sharp on a laptop screen at twice the card's size, ~60 KB a card
 BOARD_PX = 1400       # the longer side of a board's image
@@ -110,9 +111,7 @@ def _pieces(project: Project, assets: Assets, game: Game, pack, folder) -> list[
             w, h = copy.size
             sheets.append(PieceSheet((w, h), [Placement(copy, Rect(0, 0, w, h))]))
             sides.append((piece, side))
-    context = {"game": game, "derived": game.derived, "tables": game.tables,
-               "decks": {d: deck.cards for d, deck in game.decks.items()}}
-    pdf = drawer.draw_sheets(sheets, pack, context)
+    pdf = drawer.draw_sheets(sheets, pack, expression_context(game))
     frames = [Frame.at_dpi(s.page, BOARD_PX / max(s.page) * 25.4) for s in sheets]
     images = draw_pages(pdf, frames)
     files = {}

@@ -31,8 +31,9 @@ from generator.layout import Placement, PieceSheet
 from generator.options import PrintOptions
 from generator.project import Project
 from generator.render.cards import Rendered
-from generator.render.info import render_info
+from generator.render.info import InfoPage
 from generator.schema import PackSpec
+from generator.validate import context as expression_context
 
 if TYPE_CHECKING:
     from generator.preflight import Report
@@ -86,6 +87,10 @@ class PackBuilder:
         self.project, self.assets, self.game = project, assets, game
         self.rendered, self.faces = rendered, faces     # faces: (deck, card id, side) -> Face
         self.options = options
+
+    @functools.cached_property
+    def info(self) -> InfoPage:
+        return InfoPage(self.project, self.assets, self.game)
 
     @functools.cached_property
     def pieces(self):
@@ -250,8 +255,7 @@ class PackBuilder:
             sheets = self._piece_sheets(sections, paper)
         backs = [self._back_sheet(s) for s in sheets] if two_sided and self.options.duplex != "gutterfold" else []
         order = sheets if self.options.duplex == "none" or not backs else [x for pair in zip(sheets, backs) for x in pair]
-        context = {"game": self.game, "derived": self.game.derived, "tables": self.game.tables,
-                   "decks": {d: deck.cards for d, deck in self.game.decks.items()}}
+        context = expression_context(self.game)
         by_id = {s.id: s for s in sections}
         drawn = pikepdf.open(io.BytesIO(self.pieces.draw_sheets(order, pack, context)))
         body.keep.append(drawn)
@@ -324,8 +328,8 @@ class PackBuilder:
         info_count = 1
         for _ in range(3):          # the info page count shifts every page number: settle it
             runs = _runs(body.entries, info_count)
-            pdf = render_info(self.project, self.assets, self.game, pack, paper, sections, runs, info_count,
-                              len(body.entries), self.options, self.reprint)
+            pdf = self.info.render(pack, paper, sections, runs, info_count, len(body.entries), self.options,
+                                   self.reprint)
             if len(pdf.pages) == info_count:
                 break
             info_count = len(pdf.pages)

@@ -14,7 +14,7 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.assets import Assets
-from generator.build import FACES_RECORD, check_game, faces_for, pick_pack, read_record
+from generator.build import FACES_RECORD, check_game, faces_for, keys_by_card, pick_pack, read_record
 from generator.errors import PnpError, Problem
 from generator.layout import PAPERS
 from generator.options import PrintOptions
@@ -23,13 +23,6 @@ from generator.project import Project
 from generator.render.cards import CardRenderer
 
 TRACKED = ["cards", "templates", "fonts", "icons"]
-
-
-def keys_by_card(faces: dict) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for (deck, card, side), face in faces.items():
-        out.setdefault(f"{deck}/{card}", {})[side] = face.key
-    return out
 
 
 def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs) -> dict:

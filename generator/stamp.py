@@ -56,15 +56,15 @@ def _signature(path: Path) -> list[int] | None:
     return [info.st_size, info.st_mtime_ns]
 
 
-def up_to_date(root: Path, game_id: str, settings: dict) -> list[str] | None:
-    """The files of the last build when it was made from exactly these inputs and none of
-    them has changed since; None when the game must be built."""
+def up_to_date(root: Path, game_id: str, inputs: str) -> list[str] | None:
+    """The files of the last build when it was made from exactly these inputs (an
+    inputs_hash) and none of them has changed since; None when the game must be built."""
     path = root / "build" / game_id / STAMP
     try:
         stamp = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    if stamp.get("inputs") != inputs_hash(root, game_id, settings):
+    if stamp.get("inputs") != inputs:
         return None
     outputs = stamp.get("outputs", {})
     if not outputs or any(_signature(root / name) != sig for name, sig in outputs.items()):
@@ -72,7 +72,7 @@ def up_to_date(root: Path, game_id: str, settings: dict) -> list[str] | None:
     return sorted(outputs)
 
 
-def record(root: Path, game_id: str, settings: dict, written: list[str], inputs: str) -> None:
+def record(root: Path, game_id: str, written: list[str], inputs: str) -> None:
     """Remember a finished build (`inputs` is the hash taken before it started, so an edit
     made while it ran is seen by the next build)."""
     from generator.atomic import write_atomic

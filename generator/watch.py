@@ -61,7 +61,7 @@ class Watcher:
         for game_id in games:
             started = time.perf_counter()
             inputs = stamp.inputs_hash(self.project.root, game_id, self.settings)
-            if stamp.up_to_date(self.project.root, game_id, self.settings) is not None:
+            if stamp.up_to_date(self.project.root, game_id, inputs) is not None:
                 self.say(f"{game_id}: up to date")
                 continue
             try:
@@ -73,7 +73,7 @@ class Watcher:
                     self.say(str(problem))
                 self.say(f"{game_id}: not rebuilt; the previous files are unchanged")
                 continue
-            stamp.record(self.project.root, game_id, self.settings, written, inputs)
+            stamp.record(self.project.root, game_id, written, inputs)
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             self.say(f"{game_id}: rebuilt in {time.perf_counter() - started:.2f} s — "
                      f"{len(fresh)} faces re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")

@@ -54,6 +54,12 @@ class Built:
     def pdf(self, pack: int | str, paper: str) -> pikepdf.Pdf:
         return pikepdf.open(self.folder / f"{self.game}-{_key(pack)}-{paper}.pdf")
 
+    def largest_manifest(self) -> dict:
+        """The A4 manifest of the largest standard pack: the one exports and the gallery take."""
+        manifests = [json.loads(p.read_text(encoding="utf-8")) for p in self.folder.glob(f"{self.game}-*p-a4.json")]
+        return max(manifests, key=lambda m: (sum(c["count"] for c in m["components"] if c["kind"] == "deck"),
+                                             m["players"]))
+
     def manifest(self, pack: int | str, paper: str) -> dict:
         return json.loads((self.folder / f"{self.game}-{_key(pack)}-{paper}.json").read_text(encoding="utf-8"))
 

@@ -20,14 +20,10 @@ from generator.tts import MAX_COLS, MAX_PX, MAX_ROWS, PER_SHEET
 PT_PER_IN = 72
 
 
-def _pack_counts(project: Path, game: str) -> dict:
-    """deck -> {card id: copies} of the pack an export takes (the largest standard one), from
-    the manifests the build wrote."""
-    manifests = [json.loads(p.read_text(encoding="utf-8")) for p in (project / "build" / game).glob(f"{game}-*p-a4.json")]
-    largest = max(manifests, key=lambda m: (sum(c["count"] for c in m["components"] if c["kind"] == "deck"),
-                                            m["players"]))
+def _pack_counts(kit) -> dict:
+    """deck -> {card id: copies} of the pack an export takes, from the manifest the build wrote."""
     return {c["id"]: {card["id"].split("/")[1]: card["copies"] for card in c["cards"]}
-            for c in largest["components"] if c["kind"] == "deck"}
+            for c in kit.largest_manifest()["components"] if c["kind"] == "deck"}
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -38,7 +34,7 @@ def test_shop_zip_has_every_copy_at_the_shop_size(tmp_path_factory, game, shop, 
     assert result.exit_code == 0, result.output
     archive = zipfile.ZipFile(next(kit.folder.glob(f"{game}-*-{shop}-300dpi.zip")))
     names = archive.namelist()
-    counts = _pack_counts(kit.project, game)
+    counts = _pack_counts(kit)
     poker = {d for d in counts if any(re.match(rf"{d}-.*\.png$", n) for n in names)}
     assert poker, "no deck exported"
     for deck in poker:
@@ -134,7 +130,7 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
     kit = built(tmp_path_factory, game)
     result = pnp(kit.project, "export", game, "--tts")
     assert result.exit_code == 0, result.output
-    counts = _pack_counts(kit.project, game)
+    counts = _pack_counts(kit)
     for deck, cards in counts.items():
         saved = json.loads((kit.folder / "tts" / f"{deck}.json").read_text(encoding="utf-8"))
         obj = saved["ObjectStates"][0]

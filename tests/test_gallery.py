@@ -3,7 +3,6 @@
 and its deck filter and name search work."""
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 
@@ -41,18 +40,12 @@ def _serve(project):
     return box["server"]
 
 
-def _largest(kit, game):
-    manifests = [json.loads(p.read_text(encoding="utf-8")) for p in kit.folder.glob(f"{game}-*p-a4.json")]
-    return max(manifests, key=lambda m: (sum(c["count"] for c in m["components"] if c["kind"] == "deck"),
-                                         m["players"]))
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_gallery_shows_every_card_and_board_and_filters(tmp_path_factory, browser, game):
     kit = built(tmp_path_factory, game)
     result = pnp(kit.project, "gallery", game)
     assert result.exit_code == 0, result.output
-    manifest = _largest(kit, game)
+    manifest = kit.largest_manifest()
     decks = [c for c in manifest["components"] if c["kind"] == "deck"]
     pieces = [c for c in manifest["components"] if c["kind"] == "piece"]
     designs = sum(len(d["cards"]) for d in decks)

@@ -26,7 +26,7 @@ from generator.errors import PnpError, Problem
 from generator.game import Card, Deck, Game
 from generator.project import Project
 from generator.render.canonical import Batch, canonical_face
-from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text
+from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text, serious_warnings
 from generator.render.weasy import weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
@@ -267,11 +267,8 @@ class CardRenderer:
             first = documents[faces[0].key][0]
             combined = first.copy([documents[f.key][1] for f in faces])
             data = combined.write_pdf()
-        serious = [m for m in warnings if _serious(m)]
-        if any(m.startswith("blocked:") for m in serious):     # WeasyPrint's own lines only repeat ours
-            serious = [m for m in serious if m.startswith("blocked:")]
-        problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {_explain(m)}")
-                    for m in dict.fromkeys(serious)]
+        problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {m}")
+                    for m in serious_warnings(warnings)]
         if problems:
             raise PnpError(problems)
         return pikepdf.open(io.BytesIO(data))
@@ -321,13 +318,3 @@ def _fit_boxes(box):
     if inner is not None:
         yield from _fit_boxes(inner)
 
-
-def _serious(message: str) -> bool:
-    return any(s in message for s in (".notdef", "Failed to load", "cannot be loaded", "blocked", "Ignored", "Invalid",
-                                      "Error"))
-
-
-def _explain(message: str) -> str:
-    if ".notdef" in message:
-        return f"a character has no glyph in the bundled fonts: {message.split(':', 1)[-1].strip()}"
-    return message

@@ -81,6 +81,25 @@ def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> Immutabl
     return env
 
 
+SERIOUS = (".notdef", "Failed to load", "cannot be loaded", "blocked", "Ignored", "Invalid", "Error")
+
+
+def serious_warnings(messages: list[str]) -> list[str]:
+    """The warnings that must stop a build, once each and explained: a missing glyph, a file
+    that would not load or was refused, CSS WeasyPrint ignored. When the fence refused a load,
+    WeasyPrint's own lines about it only repeat that, so only the refusals are kept."""
+    serious = [m for m in messages if any(s in m for s in SERIOUS)]
+    if any(m.startswith("blocked:") for m in serious):
+        serious = [m for m in serious if m.startswith("blocked:")]
+    return [_explain(m) for m in dict.fromkeys(serious)]
+
+
+def _explain(message: str) -> str:
+    if ".notdef" in message:
+        return f"a character has no glyph in the bundled fonts: {message.split(':', 1)[-1].strip()}"
+    return message
+
+
 class WeasyLog(logging.Handler):
     """Collects WeasyPrint's warnings during one render."""
 

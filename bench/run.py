@@ -125,7 +125,7 @@ def warm(args: list[str], repeat: int, before=None) -> Run:
 
 
 def pdf_facts(path: Path) -> str:
-    from generator.pdfread import fonts, images
+    from generator.check.pdfread import fonts, images
     with pikepdf.open(path) as pdf:
         embedded = sum(1 for f in fonts(pdf).values() if f.embedded)
         rasters = len(images(pdf))

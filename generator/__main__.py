@@ -1,3 +1,3 @@
-from generator.cli import main
+from generator.commands.cli import main
 
 main()

@@ -13,7 +13,7 @@ import pikepdf
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
+from generator.commands.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

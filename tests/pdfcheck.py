@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pypdf import PdfReader
 
-from generator.pdfread import walk
+from generator.check.pdfread import walk
 
 PAPER_PT = {"a4": (595.276, 841.89), "letter": (612.0, 792.0)}
 

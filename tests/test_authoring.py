@@ -12,7 +12,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from generator.jsonschema import SCHEMAS, schema_text
+from generator.source.jsonschema import SCHEMAS, schema_text
 from tests.conftest import ROOT, pnp
 
 
@@ -116,7 +116,7 @@ def test_schemas_catch_what_an_editor_should_flag():
 
 def test_authoring_doc_names_every_element_and_field_type():
     text = (ROOT / "docs/authoring.md").read_text(encoding="utf-8")
-    from generator.schema import ELEMENT_TYPES, FIELD_TYPES
+    from generator.source.schema import ELEMENT_TYPES, FIELD_TYPES
     for name in ELEMENT_TYPES:
         assert f"| `{name}` |" in text, name
     for name in FIELD_TYPES:

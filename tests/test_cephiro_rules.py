@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from generator.assets import Assets
-from generator.load import load_game
-from generator.project import Project
-from generator.validate import validate
+from generator.source.assets import Assets
+from generator.source.load import load_game
+from generator.source.project import Project
+from generator.check.validate import validate
 from tests.conftest import ROOT
 
 

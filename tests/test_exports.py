@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from tests.conftest import GAMES, built, pnp
-from generator.export import SHOPS, product_for
-from generator.tts import MAX_COLS, MAX_PX, MAX_ROWS, PER_SHEET
+from generator.export.shops import SHOPS, product_for
+from generator.export.tts import MAX_COLS, MAX_PX, MAX_ROWS, PER_SHEET
 
 PT_PER_IN = 72
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from generator.gallery import serve
-from generator.project import Project
+from generator.export.gallery import serve
+from generator.source.project import Project
 from tests.conftest import GAMES, built, pnp
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from generator.pdfread import fonts
+from generator.check.pdfread import fonts
 from tests.conftest import GAMES, ROOT, built
 from tests.pdfcheck import PAPER_PT, card_pages, intersects
 
 
 def packs():
-    from generator.load import load_game
-    from generator.project import Project
+    from generator.source.load import load_game
+    from generator.source.project import Project
     for game in GAMES:
         for pack in load_game(Project.at(ROOT), game).packs:
             for paper in ("a4", "letter"):
@@ -90,8 +90,8 @@ def _deck(build, deck_id):
     """Trim and bleed of a deck, from the game's own data (not from the output)."""
     key = (build.game, deck_id)
     if key not in _decks:
-        from generator.load import load_game
-        from generator.project import Project
+        from generator.source.load import load_game
+        from generator.source.project import Project
         game = load_game(Project.at(build.project), build.game)
         deck = game.decks[deck_id]
         _decks[key] = {"trim": deck.trim, "bleed": deck.bleed}

@@ -11,9 +11,9 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from generator.layout import Rect, back_placement, card_grid
-from generator.pdfread import walk
-from generator.schema import CARD_SIZES
+from generator.geometry import Rect, back_placement, card_grid
+from generator.check.pdfread import walk
+from generator.source.schema import CARD_SIZES
 from tests.conftest import GAMES, ROOT, make_project, pnp
 from tests.pdfcheck import card_pages, page_text
 
@@ -46,8 +46,8 @@ def test_every_pack_passes_preflight_in_every_mode(every_mode, mode):
 
 
 def _packs(game):
-    from generator.load import load_game
-    from generator.project import Project
+    from generator.source.load import load_game
+    from generator.source.project import Project
     return [p.key for p in load_game(Project.at(ROOT), game).packs]
 
 
@@ -303,7 +303,7 @@ def test_calibration_sheet_and_saved_printer(cephiro):
 def test_calibration_scale_reads_the_correction():
     """The printer misplaces the back by e; the cross then shows at a front position whose
     scale label is −e, the offset that cancels it — for both flips and both papers."""
-    from generator.calibrate import correction_per_mm
+    from generator.sheets.calibrate import correction_per_mm
     for page in ((210.0, 297.0), (215.9, 279.4)):
         for duplex in ("long", "short"):
             (xx, _), (_, yy) = correction_per_mm(page, duplex)

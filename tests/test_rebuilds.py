@@ -14,9 +14,9 @@ import pikepdf
 import pytest
 from PIL import Image
 
-from generator.assets import Assets
-from generator.build import build_game, check_game, faces_for
-from generator.project import Project, isolate_fonts
+from generator.source.assets import Assets
+from generator.sheets.kit import build_game, check_game, faces_for
+from generator.source.project import Project, isolate_fonts
 from generator.render.cards import CardRenderer
 from tests.conftest import ROOT, make_project, pnp
 
@@ -246,7 +246,7 @@ def test_watch_rebuilds_on_save_and_says_what(tmp_path):
 
 
 def test_watch_maps_changes_to_games(tmp_path):
-    from generator.watch import games_touched
+    from generator.commands.watch import games_touched
     project = Project.at(make_project(tmp_path / "p"))
     games = ["cephiro-pillar", "seven-nights"]
     root = project.root

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from generator.assets import Assets
-from generator.load import load_game
-from generator.project import Project
-from generator.validate import validate
+from generator.source.assets import Assets
+from generator.source.load import load_game
+from generator.source.project import Project
+from generator.check.validate import validate
 from tests.conftest import ROOT, pnp
 from tests.pdfcheck import PAPER_PT, card_pages, page_text
 

@@ -17,9 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.assets import Assets
-from generator.build import check_game
-from generator.project import Project
+from generator.source.assets import Assets
+from generator.sheets.kit import check_game
+from generator.source.project import Project
 from generator.render.cards import CardRenderer
 from generator.render.html import fenced_fetcher, printed_text
 from tests.conftest import ROOT, pnp

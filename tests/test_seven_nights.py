@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, strategies as st
 from pypdf import PdfReader
 
-from generator.assets import Assets
-from generator.load import load_game
-from generator.project import Project
-from generator.validate import validate
+from generator.source.assets import Assets
+from generator.source.load import load_game
+from generator.source.project import Project
+from generator.check.validate import validate
 from tests.conftest import ROOT
 from tests.pdfcheck import card_pages, page_text
 

@@ -1,1 +1,3 @@
-"""Drawing: card faces and backs from HTML (WeasyPrint), pieces with reportlab."""
+"""Drawing: takes a checked Game and gives one canonical PDF page per card face and back (Jinja +
+WeasyPrint) and per board, track and token (reportlab), with their fonts, icons and the face cache.
+"""

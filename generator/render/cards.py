@@ -20,11 +20,11 @@ from pathlib import Path
 import pikepdf
 from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 
-from generator.assets import Assets, describe_char
-from generator.cache import FaceCache, FileHashes, engine_fingerprint
+from generator.source.assets import Assets, describe_char
+from generator.render.cache import FaceCache, FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
-from generator.game import Card, Deck, Game
-from generator.project import Project
+from generator.source.game import Card, Deck, Game
+from generator.source.project import Project
 from generator.render.canonical import Batch, canonical_face
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text, serious_warnings
 from generator.render.weasy import weasyprint, without_margin_boxes

@@ -14,9 +14,9 @@ from jinja2 import FileSystemLoader, StrictUndefined, pass_context, select_autoe
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
-from generator.assets import Assets
-from generator.markup import to_html
-from generator.project import Project
+from generator.source.assets import Assets
+from generator.source.markup import to_html
+from generator.source.project import Project
 
 
 def fenced_fetcher(roots: list[Path]):

@@ -11,13 +11,13 @@ import io
 import pikepdf
 
 from generator import __version__
-from generator.assets import Assets
+from generator.source.assets import Assets
 from generator.atomic import write_atomic
-from generator.cache import FileHashes, engine_fingerprint
+from generator.render.cache import FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
-from generator.game import Game
-from generator.layout import PAPERS
-from generator.project import Project
+from generator.source.game import Game
+from generator.geometry import PAPERS
+from generator.source.project import Project
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 
 

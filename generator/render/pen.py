@@ -15,8 +15,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from generator.assets import Assets, describe_char
-from generator.impose import PT
+from generator.source.assets import Assets, describe_char
+from generator.geometry import PT
 
 NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 ASCENT = 0.88      # of the font size: where the baseline sits below a text line's top

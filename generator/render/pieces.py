@@ -14,15 +14,15 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
-from generator.assets import Assets
+from generator.source.assets import Assets
 from generator.errors import PnpError, Problem
-from generator.expr import ExprError, evaluate, evaluate_deep
-from generator.game import Game
-from generator.impose import PT
-from generator.layout import TILE_OVERLAP, PieceSheet, Rect
+from generator.check.expr import ExprError, evaluate, evaluate_deep
+from generator.source.game import Game
+from generator.geometry import PT
+from generator.geometry import TILE_OVERLAP, PieceSheet, Rect
 from generator.render.pen import GlyphError, Pen, register_fonts
-from generator.schema import PieceSpec, PlayerColour
-from generator.yamlsrc import line_at
+from generator.source.schema import PieceSpec, PlayerColour
+from generator.source.yamlsrc import line_at
 
 
 @dataclass(frozen=True)

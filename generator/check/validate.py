@@ -1,0 +1,254 @@
+"""The validator: everything that must hold before a kit is printed.
+
+`pnp validate` runs it; `pnp build` runs it first and refuses to print on any error.
+Checks, in order: the rules module derives its numbers, the rules' own invariants,
+each pack's composition against the declared counts, templates and icons exist,
+every character of every card can be printed, and the seed's stated claims against
+the computed values (a recorded contradiction is a note, an unexpected one an error).
+"""
+from __future__ import annotations
+
+import inspect
+
+from typing import Any
+
+from generator.source.assets import Assets, describe_char
+from generator.errors import Problem
+from generator.check.expr import ExprError, evaluate
+from generator.source.game import Game
+from generator.source.load import rules_line
+from generator.source.markup import PLACEHOLDER, TextError, fill_placeholders, plain_text
+from generator.source.project import Project
+from generator.source.schema import FieldSpec
+from generator.source.yamlsrc import line_at
+
+
+def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
+    problems = derive(project, game)
+    if problems:
+        return problems
+    problems += rules_checks(project, game)
+    problems += pack_checks(project, game)
+    problems += template_checks(project, game)
+    problems += text_checks(game, assets)
+    problems += claim_checks(game)
+    return problems
+
+
+def context(game: Game, **extra: Any) -> dict:
+    return {"game": game, "derived": game.derived, "decks": {d: deck.cards for d, deck in game.decks.items()},
+            "tables": game.tables, **extra}
+
+
+def derive(project: Project, game: Game) -> list[Problem]:
+    path = game.folder / game.spec.rules
+    try:
+        derived = game.rules.derive(game)
+    except Exception as exc:  # the designer's code: say where, not a traceback
+        return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
+    if not isinstance(derived, dict):
+        return [Problem(project.display(path), None, "derive() must return a dict of named values")]
+    game.derived = derived
+    return []
+
+
+def rules_checks(project: Project, game: Game) -> list[Problem]:
+    check = getattr(game.rules, "check", None)
+    if check is None:
+        return []
+    path = game.folder / game.spec.rules
+    try:
+        found = list(check(game, game.derived) or [])
+    except Exception as exc:
+        return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
+    line = _line_of(check)
+    return [f if isinstance(f, Problem) else Problem(project.display(path), line, f"rules check: {f}")
+            for f in found]
+
+
+def _line_of(function) -> int | None:
+    """Where a rules module's function starts, to point at it."""
+    try:
+        return inspect.getsourcelines(function)[1]
+    except (OSError, TypeError):
+        return None
+
+
+def pack_checks(project: Project, game: Game) -> list[Problem]:
+    """Each pack's decks hold the count it declares; its pieces exist and their counts are numbers."""
+    problems = []
+    game_file = f"cards/{game.id}/game.yaml"
+    game.piece_counts = {}
+    for index, pack in enumerate(game.packs):
+        problems += _deck_counts(game, pack, index, game_file)
+        problems += _piece_counts(game, pack, index, game_file)
+    return problems
+
+
+def _deck_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]:
+    problems = []
+    for deck_id, entry in pack.decks.items():
+        _, line = line_at(game.files[game_file], ("packs", index, "decks", deck_id))
+        if deck_id not in game.decks:
+            problems.append(Problem(game_file, line, f"{pack.label}: no deck '{deck_id}'",
+                                    f"decks: {', '.join(game.decks)}"))
+            continue
+        unknown = [f for f in entry.where if f not in game.decks[deck_id].spec.fields]
+        for field in unknown:
+            problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' "
+                                    f"has no field '{field}' to select by"))
+        if unknown:
+            continue        # its count would only repeat the same mistake
+        held = sum(copies for _, copies in game.pack_cards(pack, deck_id))
+        if held != entry.count:
+            problems.append(Problem(game_file, line, f"{pack.label}: deck '{deck_id}' holds "
+                                    f"{held} cards, the pack declares {entry.count}"))
+    return problems
+
+
+def _piece_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]:
+    """Checks the pack's piece counts (numbers or expressions) and records them for the build."""
+    problems, counts = [], {}
+    for piece_id, count in pack.pieces.items():
+        _, line = line_at(game.files[game_file], ("packs", index, "pieces", piece_id))
+        if piece_id not in game.pieces:
+            problems.append(Problem(game_file, line, f"{pack.label}: no piece '{piece_id}'",
+                                    f"pieces: {', '.join(game.pieces)}"))
+            continue
+        try:
+            value = evaluate(count, context(game, pack=pack))
+        except ExprError as exc:
+            problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: {exc}"))
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
+                                    f"must be a whole number, got {value!r}"))
+            continue
+        piece = game.pieces[piece_id]
+        if piece.per_player and value > int(piece.per_player) * len(game.spec.player_colours):
+            problems.append(Problem(game_file, line, f"{pack.label}: {value} × {piece_id} "
+                                    f"but only {len(game.spec.player_colours)} player colours"))
+        counts[piece_id] = value
+    game.piece_counts[pack.key] = counts
+    return problems
+
+
+def template_checks(project: Project, game: Game) -> list[Problem]:
+    problems = []
+    wanted = [(f"cards/{game.id}/game.yaml", "css", css) for css in game.spec.css]
+    for deck in game.decks.values():
+        wanted += [(deck.file, "face", deck.spec.face)]
+        wanted += [(deck.file, "back", deck.spec.back)] if deck.spec.back else []
+        wanted += [(deck.file, "css", css) for css in deck.spec.css]
+    for file, key, name in wanted:
+        if project.template(name) is None:
+            where = ("css",) if file.endswith("game.yaml") else ("deck", key)
+            _, line = line_at(game.files[file], where) if file in game.files else (file, None)
+            problems.append(Problem(file, line, f"template '{name}' not found under templates/"))
+    return problems
+
+
+def text_checks(game: Game, assets: Assets) -> list[Problem]:
+    problems = []
+    game_file = f"cards/{game.id}/game.yaml"
+    for index, colour in enumerate(game.spec.player_colours):
+        if not assets.icon(colour.symbol):
+            _, line = line_at(game.files[game_file], ("player_colours", index, "symbol"))
+            problems.append(Problem(game_file, line, f"player colour '{colour.id}': symbol: no icon for "
+                                    f"{colour.symbol!r}", "use an emoji that has a Twemoji SVG "
+                                    "(tools/build_assets.py adds it), or an .svg in icons/"))
+    owners = [(deck.cards, deck.spec.fields, deck.file, "cards") for deck in game.decks.values()]
+    owners += [(rows, _table_fields(game, table_id), rows[0].file, "rows") for table_id, rows in game.tables.items()]
+    for cards, fields, file, key in owners:
+        for card in cards:
+            for name, field in fields.items():
+                value = card.fields.get(name)
+                if value is None:
+                    continue
+                line = game.files[file][key][card.index].line_of(name)
+                problems += _field_text_problems(card, name, field.type, value, assets, file, line)
+    return problems
+
+
+def _table_fields(game: Game, table_id: str) -> dict:
+    file = game.tables[table_id][0].file
+    return {name: FieldSpec.model_validate(spec) for name, spec in game.files[file]["table"].get("fields", {}).items()}
+
+
+def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Problem]:
+    where = f"card '{card.id}': {name}"
+    if kind == "icon":
+        if not assets.icon(value):
+            if str(value).endswith(".svg"):
+                return [Problem(file, line, f"{where}: no icon file icons/{value}")]
+            return [Problem(file, line, f"{where}: no icon for {value!r}",
+                            "use an emoji that has a Twemoji SVG (tools/build_assets.py adds it), or an .svg in icons/")]
+        return []
+    if kind not in ("text", "rich"):
+        return []
+    problems = []
+    if kind == "rich":
+        try:
+            fill_placeholders(value, card.fields)
+        except TextError as exc:
+            names = PLACEHOLDER.findall(value)
+            problems.append(Problem(file, line, f"{where}: {exc}",
+                                    f"fields: {', '.join(sorted(n for n in card.fields if n not in names))}"))
+    for char in assets.missing(plain_text(value, card.fields)):
+        problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
+                                "font and has no icon", "replace it, or add it to the font subset "
+                                "(tools/build_assets.py)"))
+    return problems
+
+
+def claim_checks(game: Game) -> list[Problem]:
+    problems = []
+    file = f"cards/{game.id}/{game.spec.claims}"
+    raw = game.files.get(file)
+    for index, claim in enumerate(game.claims):
+        _, line = line_at(raw, ("claims", index, "claimed")) if raw is not None else (file, None)
+        try:
+            computed = evaluate(claim.computed, context(game))
+        except ExprError as exc:
+            problems.append(Problem(file, line, f"claim {claim.id}: cannot compute: {exc}"))
+            continue
+        holds = same(claim.claimed, computed, claim.tolerance)
+        said = f"claim {claim.id} ({claim.source}): the rules document says {show(claim.claimed)}, the rules give {show(computed)}"
+        if holds and claim.holds:
+            continue
+        if not holds and not claim.holds:
+            problems.append(Problem(file, line, f"{said}; resolved: {claim.resolution}", note=True))
+        elif holds:
+            problems.append(Problem(file, line, f"claim {claim.id} now holds ({show(computed)}) but is "
+                                    "recorded as a contradiction", "set holds: true and update the docs"))
+        else:
+            problems.append(Problem(file, line, said, "fix the rules or data, or record the contradiction "
+                                    "with holds: false and a resolution"))
+    return problems
+
+
+def same(claimed: Any, computed: Any, tolerance: float = 0) -> bool:
+    if isinstance(claimed, dict) and isinstance(computed, dict):
+        return set(map(str, claimed)) == set(map(str, computed)) and all(
+            same(v, _get(computed, k), tolerance) for k, v in claimed.items())
+    if isinstance(claimed, (list, tuple)) and isinstance(computed, (list, tuple)):
+        return len(claimed) == len(computed) and all(same(a, b, tolerance) for a, b in zip(claimed, computed))
+    if isinstance(claimed, bool) or isinstance(computed, bool):
+        return claimed == computed
+    if isinstance(claimed, (int, float)) and isinstance(computed, (int, float)):
+        return abs(claimed - computed) <= tolerance
+    return claimed == computed
+
+
+def _get(mapping: dict, key: Any) -> Any:
+    if key in mapping:
+        return mapping[key]
+    return next(v for k, v in mapping.items() if str(k) == str(key))
+
+
+def show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    return str(value)

@@ -1,0 +1,50 @@
+"""`pnp new GAME`: a working game folder to start from.
+
+It writes cards/<game>/ (game.yaml, a small deck with a shared back, a quick-reference card,
+a board and pawns, a rules module with one claim) and templates/<game>/ from the files in
+generator/scaffold/, with the game's id and title filled in. The result validates and builds
+as created. A project without fonts/ and icons/ gets the bundled ones from this checkout.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from generator.errors import PnpError, Problem
+
+SCAFFOLD = Path(__file__).resolve().parent.parent / "scaffold"
+CHECKOUT = Path(__file__).resolve().parent.parent.parent        # fonts/ and icons/ of this repository
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
+    if not GAME_ID.match(game_id):
+        raise PnpError(Problem(game_id, None, "a game id is lower-case letters, digits and '-'",
+                               "for example: river-crossing"))
+    cards, templates = root / "cards" / game_id, root / "templates" / game_id
+    for folder in (cards, templates):
+        if folder.exists():
+            raise PnpError(Problem(str(folder.relative_to(root)), None, "already exists; pnp new never overwrites"))
+    written = []
+    for shared in ("fonts", "icons"):
+        if not (root / shared).is_dir():
+            if not (CHECKOUT / shared).is_dir():
+                raise PnpError(Problem(shared, None, "this project has no fonts/ or icons/ and none were found to copy",
+                                       "run pnp new inside a project that has them"))
+            shutil.copytree(CHECKOUT / shared, root / shared)
+            written.append(f"{shared}/")
+    values = {"__GAME__": game_id, "__TITLE__": title or game_id.replace("-", " ").title()}
+    for source, target in ((SCAFFOLD / "cards", cards), (SCAFFOLD / "templates", templates)):
+        for path in sorted(source.iterdir()):
+            text = path.read_text(encoding="utf-8")
+            for key, value in values.items():
+                text = text.replace(key, value)
+            (target / path.name).parent.mkdir(parents=True, exist_ok=True)
+            (target / path.name).write_text(text, encoding="utf-8")
+            written.append(str((target / path.name).relative_to(root)))
+    schemas = root / "schemas"
+    if not schemas.is_dir():
+        from generator.source.jsonschema import write_schemas
+        written += [str(p.relative_to(root)) for p in write_schemas(schemas)]
+    return written

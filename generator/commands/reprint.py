@@ -1,0 +1,101 @@
+"""`pnp reprint GAME [--since REV]`: a pack of only the cards that changed.
+
+"Changed" compares each card's face and back keys (the same content hashes the cache uses)
+with those of the last build (build/<game>/.faces.json) or of a git revision, whose
+project files are read with `git archive` into a scratch folder. Every copy of each changed
+card is printed on fresh sheets with its backs, and page 1 lists what changed.
+"""
+from __future__ import annotations
+
+import subprocess
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+from generator.source.assets import Assets
+from generator.sheets.kit import FACES_RECORD, check_game, faces_for, keys_by_card, pick_pack, read_record
+from generator.errors import PnpError, Problem
+from generator.geometry import PAPERS
+from generator.source.options import PrintOptions
+from generator.sheets.pack import PackBuilder, write_pack
+from generator.source.project import Project
+from generator.render.cards import CardRenderer
+
+TRACKED = ["cards", "templates", "fonts", "icons"]
+
+
+def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs) -> dict:
+    if since is None:
+        record = read_record(project, game_id)
+        if not record["cards"]:
+            path = project.build / game_id / FACES_RECORD
+            raise PnpError(Problem(project.display(path), None, "no earlier build of this game is recorded",
+                                   "build it once, or pass --since REV"))
+        return record["cards"]
+    with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
+        old = _checkout(project, since, Path(scratch))
+        game = check_game(old, Assets(old), game_id).game
+        renderer = CardRenderer(old, Assets(old), game)
+        keep = [p for p in game.packs if any(p.key == q.key for q in packs)] or list(game.packs)
+        return keys_by_card(faces_for(game, renderer, keep))
+
+
+def _checkout(project: Project, revision: str, into: Path) -> Project:
+    """The project's tracked folders as they were at a git revision. A folder git holds only
+    as a symbolic link (fonts shared between projects) is taken as it is now."""
+    run = subprocess.run(["git", "-C", str(project.root), "archive", "--format=tar", revision, "--", *TRACKED],
+                         capture_output=True)
+    if run.returncode:
+        message = run.stderr.decode(errors="replace").strip().splitlines()
+        raise PnpError(Problem(str(project.root), None, f"cannot read revision {revision!r}: "
+                               f"{message[-1] if message else 'git archive failed'}"))
+    with tarfile.open(fileobj=BytesIO(run.stdout)) as archive:
+        for member in archive.getmembers():
+            try:
+                archive.extract(member, into, filter="data")
+            except tarfile.FilterError:       # a link out of the scratch folder: skipped, see above
+                continue
+    for folder in TRACKED:
+        if not (into / folder).exists() and (project.root / folder).exists():
+            (into / folder).symlink_to(project.root / folder)
+    return Project.at(into)
+
+
+def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,
+            papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print) -> list[str]:
+    game = check_game(project, assets, game_id).game
+    if players is None and since is None:       # the largest pack that was built, not one never printed
+        built = read_record(project, game_id)["packs"]
+        players = max(built) if built else None
+    pack = pick_pack(game, players)
+    renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
+    faces = faces_for(game, renderer, [pack])
+    now = keys_by_card(faces)
+    before = previous_keys(project, assets, game_id, since, [pack])
+    changes = []
+    for uid, sides in now.items():
+        old = before.get(uid)
+        what = "new card" if old is None else ", ".join(
+            {"face": "face", "back": "back"}[s] for s in sorted(sides) if old.get(s) != sides[s])
+        if what:
+            card = game.decks[uid.split("/")[0]].card(uid.split("/")[1])
+            changes.append({"card": uid, "name": str(card.fields.get("name") or card.fields.get("title") or uid),
+                            "what": what})
+    removed = sorted(set(before) - set(now))
+    if not changes:
+        say(f"{game_id}: nothing changed since {since or 'the last build'}" +
+            (f" (removed: {', '.join(removed)})" if removed else ""))
+        return []
+    changed = {c["card"] for c in changes}
+    needed = [f for k, f in faces.items() if f"{k[0]}/{k[1]}" in changed]
+    rendered = renderer.render(needed, jobs=jobs)
+    builder = PackBuilder(project, assets, game, rendered, faces, options)
+    written = []
+    for paper in papers or list(PAPERS):
+        pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
+                                      reprint_of=since or "上次构建")
+        path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
+        say(f"wrote {path} ({len(changes)} changed cards, {report.cards} to print; preflight ok)")
+        written.append(path)
+    return written

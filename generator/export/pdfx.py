@@ -1,0 +1,141 @@
+"""PDF/X-4 for print shops: the shop's CMYK printing condition as the output intent.
+
+What this adds to a finished PDF (ISO 15930-7):
+  - an /OutputIntents entry (/S /GTS_PDFX) embedding the CMYK ICC profile the shop prints
+    to, named by the profile's own description;
+  - a /DefaultRGB colour space (sRGB) in every resource dictionary, so the RGB colours the
+    renderers write are colour-managed rather than device colours;
+  - XMP metadata naming the version (pdfxid:GTS_PDFXVersion = PDF/X-4), title, dates,
+    document and version ids, Trapped = False (also in the Info dictionary);
+  - PDF 1.6 at least. Every page already carries TrimBox and BleedBox, every font is embedded.
+Dates are fixed (SOURCE_DATE_EPOCH, else 2000-01-01), so the same input still gives the same bytes.
+
+The profile: --icc FILE (the shop's, e.g. FOGRA39 or GRACoL), else `[pdfx] icc` in pnp.toml,
+else Ghostscript's default CMYK profile if Debian's libgs-common is installed. We do not ship
+one: the printing condition is the shop's to name.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+from importlib.resources import files
+from pathlib import Path
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+from generator.errors import PnpError, Problem
+
+SYSTEM_CMYK = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
+
+
+def find_profile(root: Path, given: str | None) -> Path:
+    from generator.source.options import read_config
+    configured = read_config(root).get("pdfx", {}).get("icc")
+    for candidate, origin in ((given, "--icc"), (configured, "pnp.toml [pdfx] icc")):
+        if candidate:
+            path = (root / candidate) if not Path(candidate).is_absolute() else Path(candidate)
+            if not path.is_file():
+                raise PnpError(Problem(origin, None, f"ICC profile {candidate} not found"))
+            return path
+    if SYSTEM_CMYK.is_file():
+        return SYSTEM_CMYK
+    raise PnpError(Problem("--pdfx", None, "PDF/X needs the CMYK ICC profile the shop prints to",
+                           "pass --icc FILE (ask the shop, e.g. FOGRA39 or GRACoL) or set [pdfx] icc in pnp.toml"))
+
+
+def check_profile(data: bytes, path: Path) -> str:
+    """The profile's description, after checking it is a CMYK output profile."""
+    if len(data) < 132 or data[36:40] != b"acsp":
+        raise PnpError(Problem(str(path), None, "not an ICC profile"))
+    if data[16:20] != b"CMYK" or data[12:16] != b"prtr":
+        raise PnpError(Problem(str(path), None, f"an ICC profile of class {data[12:16].decode(errors='replace')} "
+                               f"for {data[16:20].decode(errors='replace')}, not a CMYK printer profile"))
+    return _description(data) or path.stem
+
+
+def _description(data: bytes) -> str | None:
+    count = int.from_bytes(data[128:132], "big")
+    for i in range(count):
+        entry = data[132 + 12 * i: 144 + 12 * i]
+        if entry[:4] == b"desc":
+            offset, size = int.from_bytes(entry[4:8], "big"), int.from_bytes(entry[8:12], "big")
+            tag = data[offset:offset + size]
+            if tag[:4] == b"desc":                       # ICC v2 textDescriptionType
+                length = int.from_bytes(tag[8:12], "big")
+                return tag[12:12 + length].rstrip(b"\0").decode("latin-1")
+            if tag[:4] == b"mluc":                       # ICC v4 multiLocalizedUnicodeType
+                rec_len, rec_off = int.from_bytes(tag[20:24], "big"), int.from_bytes(tag[24:28], "big")
+                return tag[rec_off:rec_off + rec_len].decode("utf-16-be")
+    return None
+
+
+def make_pdfx(pdf: pikepdf.Pdf, title: str, profile_path: Path) -> None:
+    data = profile_path.read_bytes()
+    condition = check_profile(data, profile_path)
+    profile = pdf.make_stream(data)
+    profile.N = 4
+    pdf.Root.OutputIntents = Array([Dictionary(
+        Type=Name.OutputIntent, S=Name.GTS_PDFX, OutputConditionIdentifier=pikepdf.String(condition),
+        Info=pikepdf.String(condition), DestOutputProfile=profile)])
+    srgb = pdf.make_stream(files("weasyprint.pdf").joinpath("sRGB2014.icc").read_bytes())
+    srgb.N = 3
+    default_rgb = pdf.make_indirect(Array([Name.ICCBased, srgb]))
+    owners = [obj for obj in pdf.objects
+              if isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)) and "/Resources" in obj]
+    for owner in owners + [page.obj for page in pdf.pages]:
+        resources = _child(owner, "/Resources")
+        _child(resources, "/ColorSpace").DefaultRGB = default_rgb
+    stamp = _date()
+    pdf.docinfo = pdf.make_indirect(Dictionary(
+        Title=pikepdf.String(title), Producer=pikepdf.String("pnp"), Trapped=Name("/False"),
+        CreationDate=pikepdf.String(stamp.strftime("D:%Y%m%d%H%M%SZ")),
+        ModDate=pikepdf.String(stamp.strftime("D:%Y%m%d%H%M%SZ"))))
+    document_id = hashlib.sha256(title.encode() + data).hexdigest()[:32]
+    xmp = XMP.format(title=_xml(title), date=stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), doc=document_id)
+    metadata = pdf.make_stream(xmp.encode("utf-8"))
+    metadata.Type, metadata.Subtype = Name.Metadata, Name.XML
+    pdf.Root.Metadata = metadata
+
+
+def _child(parent, key: str) -> Dictionary:
+    if key not in parent:
+        parent[key] = Dictionary()
+    return parent[key]
+
+
+def _date() -> datetime.datetime:
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "946684800"))     # 2000-01-01
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+XMP = """<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about=""
+    xmlns:dc="http://purl.org/dc/elements/1.1/"
+    xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+    xmlns:pdf="http://ns.adobe.com/pdf/1.3/"
+    xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"
+    xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/">
+   <dc:format>application/pdf</dc:format>
+   <dc:title><rdf:Alt><rdf:li xml:lang="x-default">{title}</rdf:li></rdf:Alt></dc:title>
+   <xmp:CreateDate>{date}</xmp:CreateDate>
+   <xmp:ModifyDate>{date}</xmp:ModifyDate>
+   <xmp:MetadataDate>{date}</xmp:MetadataDate>
+   <xmp:CreatorTool>pnp</xmp:CreatorTool>
+   <pdf:Producer>pnp</pdf:Producer>
+   <pdf:Trapped>False</pdf:Trapped>
+   <xmpMM:DocumentID>uuid:{doc}</xmpMM:DocumentID>
+   <xmpMM:VersionID>1</xmpMM:VersionID>
+   <xmpMM:RenditionClass>default</xmpMM:RenditionClass>
+   <pdfxid:GTS_PDFXVersion>PDF/X-4</pdfxid:GTS_PDFXVersion>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>
+<?xpacket end="w"?>"""

@@ -1,0 +1,219 @@
+"""`pnp export GAME --shop tgc|mpc|dtc|png`: card images (and a PDF) for print shops.
+
+Every card of one pack, every copy, front and back, as a PNG with bleed at the shop's
+pixel size, named `<deck>-<id>-<copy>.png` (backs `<deck>-<id>-<copy>-back.png`), zipped
+with counts.csv. `png` is no particular shop: each card at its own trim + bleed at --dpi.
+For dtc a PDF is written too: one card per page at the shop's size, its back after it.
+
+A shop prints fixed products. A deck whose trim is within MATCH_MM of a product's is
+scaled to it (63 × 88 mm to 2.5 × 3.5 in is +0.8 %); a deck that matches none (a 95 ×
+126 mm reference sheet) is left out, and the command says so.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from dataclasses import dataclass
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+from generator.source.assets import Assets
+from generator.atomic import write_atomic
+from generator.sheets.kit import check_game, faces_for, pick_pack
+from generator.errors import PnpError, Problem
+from generator.source.game import Card, Deck, Game
+from generator.geometry import pt
+from generator.sheets.impose import Imposer
+from generator.source.project import Project
+from generator.export.raster import MM_PER_INCH, Frame, draw_pages, faces_pdf
+from generator.render.cards import CardRenderer
+
+MATCH_MM = 2.0
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)      # fixed, so the same cards give the same zip
+
+
+@dataclass(frozen=True)
+class Product:
+    name: str
+    trim_in: tuple[float, float]        # inches
+    bleed_px: float                     # per side, at 300 dpi
+
+    def trim_mm(self) -> tuple[float, float]:
+        return self.trim_in[0] * MM_PER_INCH, self.trim_in[1] * MM_PER_INCH
+
+    def size_px(self, dpi: int) -> tuple[int, int]:
+        k = dpi / 300
+        return (round((self.trim_in[0] * 300 + 2 * self.bleed_px) * k),
+                round((self.trim_in[1] * 300 + 2 * self.bleed_px) * k))
+
+
+def _products(bleed_px: float, sizes: dict[str, tuple[float, float]]) -> list[Product]:
+    return [Product(name, size, bleed_px) for name, size in sizes.items()]
+
+
+# The shops' card templates (trim in inches; bleed at 300 dpi): The Game Crafter and
+# DriveThruCards add 1/8 in (37.5 px) per side, poker 825 × 1125 px; MakePlayingCards 36 px,
+# poker 822 × 1122 px.
+CARD_PRODUCTS = {"poker": (2.5, 3.5), "bridge": (2.25, 3.5), "mini": (1.75, 2.5), "tarot": (2.75, 4.75),
+                 "square": (3.5, 3.5)}
+SHOPS = {
+    "tgc": _products(37.5, CARD_PRODUCTS),
+    "dtc": _products(37.5, CARD_PRODUCTS),
+    "mpc": _products(36, {**CARD_PRODUCTS, "square": (2.5, 2.5)}),
+}
+SHOP_NAMES = {"tgc": "The Game Crafter", "dtc": "DriveThruCards", "mpc": "MakePlayingCards", "png": "PNG"}
+
+
+def product_for(shop: str, trim: tuple[float, float]) -> Product | None:
+    for product in SHOPS[shop]:
+        w, h = product.trim_mm()
+        if abs(w - trim[0]) <= MATCH_MM and abs(h - trim[1]) <= MATCH_MM:
+            return product
+    return None
+
+
+@dataclass
+class Item:
+    """One card image in the zip: a card's side, every copy of it."""
+    deck: Deck
+    card: Card
+    side: str
+    copies: int
+    face_key: str
+    frame: Frame
+    product: Product | None
+
+    def names(self) -> list[str]:
+        suffix = "-back" if self.side == "back" else ""
+        return [f"{self.deck.id}-{self.card.id}-{n}{suffix}.png" for n in range(1, self.copies + 1)]
+
+
+def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: int = 300,
+                players: int | None = None, jobs: int = 1, pdfx: bool = False, icc: str | None = None,
+                say=print) -> list[str]:
+    profile = None
+    if pdfx:
+        from generator.export.pdfx import find_profile
+        profile = find_profile(project.root, icc)
+    game = check_game(project, assets, game_id).game
+    pack = pick_pack(game, players)
+    renderer = CardRenderer(project, assets, game)
+    faces = faces_for(game, renderer, [pack])
+    items, skipped = _items(game, pack, faces, shop, dpi)
+    for deck, why in skipped:
+        say(f"{game_id}: left out deck '{deck.id}' ({deck.spec.name}): {why}")
+    if not items:
+        raise PnpError(Problem(f"cards/{game_id}/game.yaml", None, f"no card of this pack fits a {SHOP_NAMES[shop]} "
+                               "product"))
+    rendered = renderer.render([faces[(i.deck.id, i.card.id, i.side)] for i in items], jobs=jobs)
+    unique = list(dict.fromkeys((i.face_key, i.frame) for i in items))
+    pdf = faces_pdf([rendered.pages[key] for key, _ in unique], assets)
+    images = dict(zip(unique, draw_pages(pdf, [frame for _, frame in unique], jobs, dpi)))
+    base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi"
+    write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi))
+    written = [project.display(base.with_suffix(".zip"))]
+    say(f"wrote {written[0]} ({sum(len(i.names()) for i in items)} images, "
+        f"{sum(i.copies for i in items if i.side == 'face')} cards)")
+    if shop == "dtc":
+        target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}.pdf"
+        write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile))
+        written.append(project.display(target))
+        say(f"wrote {written[-1]} (one card per page, each back after its front"
+            f"{f'; PDF/X-4 for the printing condition of {profile.name}' if profile else ''})")
+    return written
+
+
+def _items(game: Game, pack, faces: dict, shop: str, dpi: int):
+    items, skipped = [], []
+    for deck in game.decks.values():
+        if deck.id not in pack.decks:
+            continue
+        product = None
+        if shop != "png":
+            product = product_for(shop, deck.trim)
+            if product is None:
+                skipped.append((deck, f"{SHOP_NAMES[shop]} prints no card of {deck.trim[0]:g} × {deck.trim[1]:g} mm"))
+                continue
+        for card, copies in game.pack_cards(pack, deck.id):
+            for side in ("face", "back") if deck.spec.back else ("face",):
+                face = faces[(deck.id, card.id, side)]
+                items.append(Item(deck, card, side, copies, face.key, _frame(face.page_size, deck.trim, product, dpi),
+                                  product))
+    return items, skipped
+
+
+def _frame(page_mm, trim_mm, product: Product | None, dpi: int) -> Frame:
+    if product is None:
+        return Frame.at_dpi(page_mm, dpi)
+    width, height = product.size_px(dpi)
+    return Frame.fitted(page_mm, trim_mm, width, height, (product.trim_in[0] * dpi, product.trim_in[1] * dpi))
+
+
+def _zip(items: list[Item], images: dict, shop: str, dpi: int) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:   # PNGs are compressed already
+        for item in items:
+            for name in item.names():
+                archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), images[(item.face_key, item.frame)])
+        info = zipfile.ZipInfo("counts.csv", ZIP_TIME)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        archive.writestr(info, _counts_csv(items, shop, dpi))
+    return buffer.getvalue()
+
+
+def _counts_csv(items: list[Item], shop: str, dpi: int) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["deck", "card", "name", "count", "product", "width_px", "height_px", "dpi", "fronts", "backs"])
+    backs = {(i.deck.id, i.card.id): i for i in items if i.side == "back"}
+    for item in items:
+        if item.side != "face":
+            continue
+        back = backs.get((item.deck.id, item.card.id))
+        name = item.card.fields.get("name") or item.card.fields.get("title") or item.card.id
+        writer.writerow([item.deck.id, item.card.id, name, item.copies, item.product.name if item.product else "",
+                         item.frame.width, item.frame.height, dpi, " ".join(item.names()),
+                         " ".join(back.names()) if back else ""])
+    return out.getvalue()
+
+
+def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, profile=None) -> bytes:
+    """One card per page at the product's size (trim + the shop's bleed), each back after
+    its front, every copy; TrimBox and BleedBox on every page. The face sits on the page
+    exactly as in its PNG (same scale, centred)."""
+    from generator.render.fontmerge import merge_fonts
+    pdf = pikepdf.new()
+    imposer = Imposer(pdf)
+    backs = {(i.deck.id, i.card.id): i for i in items if i.side == "back"}
+    for item in (i for i in items if i.side == "face"):
+        back = backs.get((item.deck.id, item.card.id))
+        for _ in range(item.copies):
+            for side in (item, back) if back else (item,):
+                _card_page(pdf, imposer, side, rendered, dpi)
+    merge_fonts(pdf, assets)
+    if profile is not None:
+        from generator.export.pdfx import make_pdfx
+        make_pdfx(pdf, f"{game.spec.title} — {SHOP_NAMES['dtc']}", profile)
+    buffer = io.BytesIO()
+    pdf.save(buffer, deterministic_id=True, compress_streams=True, min_version="1.6" if profile else "")
+    return buffer.getvalue()
+
+
+def _card_page(pdf: pikepdf.Pdf, imposer: Imposer, item: Item, rendered, dpi: int) -> None:
+    frame, product = item.frame, item.product
+    page_w, page_h = (px / dpi * MM_PER_INCH for px in (frame.width, frame.height))
+    zoom = frame.scale * MM_PER_INCH / dpi           # card mm per page mm
+    dx = (page_w - frame.page_mm[0] * zoom) / 2
+    dy = (page_h - frame.page_mm[1] * zoom) / 2
+    form = imposer.form(item.face_key, rendered.pages[item.face_key], item.deck.bleed, item.card.uid)
+    trim_w, trim_h = product.trim_mm()
+    bx, by = (page_w - trim_w) / 2, (page_h - trim_h) / 2
+    page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, pt(page_w), pt(page_h)]),
+                      TrimBox=Array([pt(bx), pt(by), pt(page_w - bx), pt(page_h - by)]),
+                      BleedBox=Array([0, 0, pt(page_w), pt(page_h)]),
+                      Resources=Dictionary(XObject=Dictionary(Card=form)),
+                      Contents=pikepdf.Stream(pdf, f"q {zoom:.6f} 0 0 {zoom:.6f} {pt(dx):.4f} {pt(dy):.4f} cm "
+                                                   "/Card Do Q".encode()))
+    pdf.pages.append(pikepdf.Page(page))

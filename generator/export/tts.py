@@ -1,0 +1,176 @@
+"""`pnp export GAME --tts`: Tabletop Simulator decks.
+
+Per deck of the pack: sheet images of at most 10 × 7 cards and 4096 px a side (card faces at
+their trim, no bleed), one back image (or a back sheet laid out like the faces when the
+backs differ), and a saved-object JSON that loads them from their local paths, with every
+copy and every card's name. Copy build/<game>/tts/*.json into Tabletop Simulator's
+"Saves/Saved Objects" folder; the images stay where they are.
+
+The last slot of every sheet holds the back: Tabletop Simulator shows that slot for a card
+whose face is hidden, so a sheet has room for 69 cards.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import dataclass
+
+from PIL import Image
+
+from generator.source.assets import Assets
+from generator.atomic import write_atomic
+from generator.sheets.kit import check_game, faces_for, pick_pack
+from generator.source.game import Card, Deck
+from generator.source.project import Project
+from generator.export.raster import Frame, draw_pages, faces_pdf
+from generator.render.cards import CardRenderer
+
+MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
+PER_SHEET = MAX_COLS * MAX_ROWS - 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    cols: int
+    rows: int
+    card_px: tuple[int, int]
+
+    @property
+    def sheet_px(self) -> tuple[int, int]:
+        return self.cols * self.card_px[0], self.rows * self.card_px[1]
+
+
+def layout_for(count: int, trim_mm: tuple[float, float], card_px: tuple[int, int] | None = None) -> Layout:
+    """The grid for `count` cards plus the back slot; the card size is the largest that keeps
+    the sheet within MAX_PX on both sides, unless given (every sheet of a deck uses the
+    size of its fullest, first sheet)."""
+    slots = count + 1
+    cols = min(MAX_COLS, slots)
+    rows = math.ceil(slots / cols)
+    if card_px is None:
+        w, h = trim_mm
+        width = min(MAX_PX // cols, int(MAX_PX // rows * w / h))
+        card_px = (width, round(width * h / w))
+    return Layout(cols, rows, card_px)
+
+
+def export_tts(project: Project, assets: Assets, game_id: str, players: int | None = None, jobs: int = 1,
+               say=print) -> list[str]:
+    game = check_game(project, assets, game_id).game
+    pack = pick_pack(game, players)
+    renderer = CardRenderer(project, assets, game)
+    faces = faces_for(game, renderer, [pack])
+    rendered = renderer.render(list(faces.values()), jobs=jobs)
+    folder = project.build / game.id / "tts"
+    written = []
+    for deck in game.decks.values():
+        if deck.id not in pack.decks:
+            continue
+        cards = game.pack_cards(pack, deck.id)
+        if not cards:
+            continue
+        written += _deck(project, assets, deck, cards, faces, rendered, folder, jobs)
+        say(f"wrote {project.display(folder / f'{deck.id}.json')} ({sum(n for _, n in cards)} cards, "
+            f"{len(cards)} designs)")
+    return written
+
+
+def _deck(project, assets, deck: Deck, cards: list[tuple[Card, int]], faces, rendered, folder, jobs) -> list[str]:
+    sheets = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)]
+    backs = [faces.get((deck.id, card.id, "back")) for card, _ in cards]
+    unique_back = deck.spec.back is not None and len({b.key for b in backs}) > 1
+    card_px = layout_for(len(sheets[0]), deck.trim).card_px
+    images = _draw(assets, deck, cards, faces, rendered, card_px, jobs)
+    written, custom = [], {}
+    for number, sheet in enumerate(sheets, 1):
+        layout = layout_for(len(sheet), deck.trim, card_px)
+        back_key = backs[0].key if deck.spec.back else None
+        face_sheet = _sheet(layout, [images[faces[(deck.id, c.id, "face")].key] for c, _ in sheet],
+                            images.get(back_key) if back_key else None)
+        face_path = folder / f"{deck.id}-{number}.png"
+        write_atomic(face_path, face_sheet)
+        entry = {"FaceURL": face_path.resolve().as_uri(), "NumWidth": layout.cols, "NumHeight": layout.rows,
+                 "BackIsHidden": True, "UniqueBack": unique_back, "Type": 0}
+        if unique_back:
+            back_path = folder / f"{deck.id}-{number}-backs.png"
+            write_atomic(back_path, _sheet(layout, [images[faces[(deck.id, c.id, "back")].key] for c, _ in sheet],
+                                           None))
+            entry["BackURL"] = back_path.resolve().as_uri()
+        else:
+            back_path = folder / f"{deck.id}-back.png"
+            if back_key:
+                write_atomic(back_path, _png(images[back_key], layout.card_px))
+            else:                         # single-sided: a plain back
+                write_atomic(back_path, _png(None, layout.card_px))
+            entry["BackURL"] = back_path.resolve().as_uri()
+        custom[str(number)] = entry
+        written += [project.display(face_path), project.display(back_path)]
+    target = folder / f"{deck.id}.json"
+    write_atomic(target, (json.dumps(_saved_object(deck, sheets, custom), ensure_ascii=False, indent=1) + "\n")
+                 .encode("utf-8"))
+    return written + [project.display(target)]
+
+
+def _draw(assets, deck, cards, faces, rendered, card_px, jobs) -> dict[str, Image.Image]:
+    """Every distinct face and back of the deck at the sheet's card size, trim only."""
+    keys = []
+    for card, _ in cards:
+        for side in ("face", "back"):
+            face = faces.get((deck.id, card.id, side))
+            if face is not None and face.key not in keys:
+                keys.append(face.key)
+    size = faces[(deck.id, cards[0][0].id, "face")].page_size
+    w, h = card_px
+    frame = Frame.fitted(size, deck.trim, w, h, (w, h))
+    raw = draw_pages(faces_pdf([rendered.pages[k] for k in keys], assets), [frame] * len(keys), jobs, fmt="raw")
+    return {key: Image.frombytes("RGB", (w, h), data) for key, data in zip(keys, raw)}
+
+
+def _sheet(layout: Layout, images: list[Image.Image], back: Image.Image | None) -> bytes:
+    sheet = Image.new("RGB", layout.sheet_px, "white")
+    w, h = layout.card_px
+    for index, image in enumerate(images):
+        sheet.paste(image.resize((w, h)) if image.size != (w, h) else image,
+                    ((index % layout.cols) * w, (index // layout.cols) * h))
+    if back is not None:      # the hidden-card slot
+        last = layout.cols * layout.rows - 1
+        sheet.paste(back.resize((w, h)) if back.size != (w, h) else back,
+                    ((last % layout.cols) * w, (last // layout.cols) * h))
+    return _encode(sheet)
+
+
+def _png(image: Image.Image | None, size: tuple[int, int]) -> bytes:
+    if image is None:
+        image = Image.new("RGB", size, (90, 90, 90))
+    return _encode(image if image.size == size else image.resize(size))
+
+
+def _encode(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
+
+
+TRANSFORM = {"posX": 0, "posY": 1, "posZ": 0, "rotX": 0, "rotY": 180, "rotZ": 180,
+             "scaleX": 1, "scaleY": 1, "scaleZ": 1}
+
+
+def _saved_object(deck: Deck, sheets: list, custom: dict) -> dict:
+    ids, contained = [], []
+    for number, sheet in enumerate(sheets, 1):
+        for index, (card, copies) in enumerate(sheet):
+            card_id = number * 100 + index
+            name = str(card.fields.get("name") or card.fields.get("title") or card.id)
+            for _ in range(copies):
+                ids.append(card_id)
+                contained.append({"Name": "Card", "Nickname": name, "Description": card.uid, "CardID": card_id,
+                                  "CustomDeck": {str(number): custom[str(number)]}, "Transform": TRANSFORM})
+    if len(contained) == 1:           # Tabletop Simulator has no deck of one: a lone card
+        deck_object = {**contained[0], "Name": "CardCustom", "Nickname": f"{deck.spec.name}: {contained[0]['Nickname']}"}
+    else:
+        deck_object = {"Name": "DeckCustom", "Nickname": deck.spec.name, "Description": f"{len(ids)} cards",
+                       "Transform": TRANSFORM, "DeckIDs": ids, "CustomDeck": custom, "ContainedObjects": contained}
+    return {"SaveName": "", "GameMode": "", "Date": "", "Table": "", "Sky": "", "Note": "", "Rules": "",
+            "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": [deck_object], "TabStates": {},
+            "VersionNumber": ""}

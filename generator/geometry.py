@@ -1,0 +1,403 @@
+"""Where things go on a sheet of paper. Millimetres, origin at the page's top-left.
+
+A card grid keeps every trim at least MIN_MARGIN from the paper's edge. Between
+cards it leaves a gutter of up to two bleeds, so each card keeps its own bleed,
+when the paper has room for that and for crop marks outside the grid; otherwise
+the cards butt and share a cut line. Crop marks sit in the margin, outside every
+card's bleed, on the extension of each cut line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.errors import PnpError, Problem
+
+PT = 72 / 25.4   # points per millimetre: the engine works in mm and converts only for PDF libraries
+
+
+def pt(mm: float) -> float:
+    return round(mm * PT, 4)
+
+
+PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+MIN_MARGIN = 5.0        # mm of paper around every trim: most printers cannot print closer
+MARK_ROOM = 10.0        # mm the grid would like outside its trim: bleed + gap + a visible crop mark
+MARK_GAP = 1.0          # mm between a card's bleed and its crop mark
+MIN_MARK = 4.0          # shortest useful crop mark
+MIN_GUTTER = 2.0        # a narrower strip between two cuts is not worth the second cut
+MAX_MARK = 8.0          # crop marks are short ticks, not lines across the sheet
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+
+    def grown(self, left: float, top: float, right: float, bottom: float) -> "Rect":
+        return Rect(self.x - left, self.y - top, self.w + left + right, self.h + top + bottom)
+
+    def mirrored(self, page_width: float) -> "Rect":
+        """The same rectangle seen from the back of a sheet turned over its long (vertical) edge."""
+        return Rect(page_width - self.x - self.w, self.y, self.w, self.h)
+
+    def as_list(self, digits: int = 3) -> list[float]:
+        return [round(v, digits) for v in (self.x, self.y, self.w, self.h)]
+
+
+@dataclass(frozen=True)
+class Slot:
+    row: int
+    col: int
+    trim: Rect
+    bleed: Rect            # the part of the card's bleed this sheet prints (clipped between cards)
+
+
+@dataclass(frozen=True)
+class Mark:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+@dataclass(frozen=True)
+class CardGrid:
+    paper: str
+    page: tuple[float, float]
+    cols: int
+    rows: int
+    slots: tuple[Slot, ...]
+    outer_bleed: tuple[float, float]
+    gutter: tuple[float, float]
+
+    @property
+    def per_sheet(self) -> int:
+        return self.cols * self.rows
+
+    def marks(self, used: int) -> tuple[Mark, ...]:
+        """Crop marks for the cut lines of the first `used` slots."""
+        return tuple(_crop_marks(self.page[0], self.page[1], list(self.slots[:used]), *self.outer_bleed))
+
+
+def _axis(paper: float, count: int, trim: float, bleed: float) -> tuple[float, float, float, float]:
+    """Gutter, margin, inner bleed and outer bleed along one axis."""
+    spare = paper - count * trim
+    if spare < 2 * MIN_MARGIN:
+        raise ValueError
+    gutter = 0.0
+    if count > 1:
+        gutter = min(2 * bleed, max(0.0, (spare - 2 * MARK_ROOM) / (count - 1)))
+        gutter = gutter if gutter >= MIN_GUTTER else 0.0
+    margin = (spare - (count - 1) * gutter) / 2
+    outer = max(0.0, min(bleed, margin - MARK_GAP - MIN_MARK))
+    return gutter, margin, gutter / 2, outer
+
+
+def card_grid(paper: str, trim: tuple[float, float], bleed: float, cols: int | None = None,
+              rows: int | None = None, where: tuple[str, int | None] = ("", None),
+              landscape: bool | None = None) -> CardGrid:
+    """The grid for a card size: as many cards as fit with MIN_MARGIN all round, on the
+    page orientation that holds more (portrait on a tie)."""
+    options = [False, True] if landscape is None else [landscape]
+    best, error = None, None
+    for turned in options:
+        try:
+            grid = _grid(paper, trim, bleed, cols, rows, turned)
+        except ValueError as exc:
+            error = exc
+            continue
+        if best is None or grid.per_sheet > best.per_sheet:
+            best = grid
+    if best is None:
+        w, h = trim
+        raise PnpError(Problem(*where, f"cards of {w:g} × {h:g} mm do not fit on {paper} with "
+                               f"{MIN_MARGIN:g} mm margins", "choose a smaller card size or a larger paper")) from error
+    return best
+
+
+def _grid(paper, trim, bleed, cols, rows, landscape) -> CardGrid:
+    pw, ph = PAPERS[paper]
+    if landscape:
+        pw, ph = ph, pw
+    w, h = trim
+    cols = cols or int((pw - 2 * MIN_MARGIN) // w)
+    rows = rows or int((ph - 2 * MIN_MARGIN) // h)
+    if cols < 1 or rows < 1:
+        raise ValueError("does not fit")
+    gx, mx, ix, ox = _axis(pw, cols, w, bleed)
+    gy, my, iy, oy = _axis(ph, rows, h, bleed)
+    slots = []
+    for r in range(rows):
+        for c in range(cols):
+            trim_rect = Rect(mx + c * (w + gx), my + r * (h + gy), w, h)
+            left = ox if c == 0 else ix
+            right = ox if c == cols - 1 else ix
+            top = oy if r == 0 else iy
+            bottom = oy if r == rows - 1 else iy
+            slots.append(Slot(r, c, trim_rect, trim_rect.grown(left, top, right, bottom)))
+    return CardGrid(paper, (pw, ph), cols, rows, tuple(slots), (ox, oy), (gx, gy))
+
+
+FOLD_CLEAR = 5.0        # mm between a gutter-fold sheet's fold line and the nearest bleed
+
+
+@dataclass(frozen=True)
+class FoldGrid:
+    """Fronts in the left half, each back at its mirror image in the right half; fold down the middle."""
+    paper: str
+    page: tuple[float, float]
+    fronts: tuple[Slot, ...]
+    backs: tuple[Slot, ...]
+    fold_x: float
+
+    @property
+    def per_sheet(self) -> int:
+        return len(self.fronts)
+
+    def marks(self, used: int) -> tuple[Mark, ...]:
+        slots = list(self.fronts[:used]) + list(self.backs[:used])
+        ox = max(self.fronts[0].trim.x - self.fronts[0].bleed.x, 0)
+        oy = max(self.fronts[0].trim.y - self.fronts[0].bleed.y, 0)
+        marks = _crop_marks(self.page[0], self.page[1], slots, ox, oy)
+        # keep the strip around the fold clear: only the outer ticks of each cut line remain
+        return tuple(m for m in marks if not (min(m.x1, m.x2) < self.fold_x + FOLD_CLEAR
+                                              and max(m.x1, m.x2) > self.fold_x - FOLD_CLEAR))
+
+
+def fold_grid(paper: str, trim: tuple[float, float], bleed: float,
+              where: tuple[str, int | None] = ("", None)) -> FoldGrid:
+    best = None
+    for landscape in (False, True):
+        pw, ph = PAPERS[paper]
+        if landscape:
+            pw, ph = ph, pw
+        w, h = trim
+        fold = pw / 2
+        room = fold - FOLD_CLEAR - bleed - MIN_MARGIN        # trim may run from the margin to here
+        cols = int(room // w)
+        if cols < 1:
+            continue
+        try:
+            gy, my, iy, oy = _axis(ph, max(1, int((ph - 2 * MIN_MARGIN) // h)), h, bleed)
+        except ValueError:
+            continue
+        rows = max(1, int((ph - 2 * MIN_MARGIN) // h))
+        right = fold - FOLD_CLEAR - bleed                    # the front block's right trim edge
+        fronts, backs = [], []
+        for r in range(rows):
+            for c in range(cols):
+                x = right - (cols - c) * w
+                trim_rect = Rect(x, my + r * (h + gy), w, h)
+                top = oy if r == 0 else iy
+                bottom = oy if r == rows - 1 else iy
+                left = min(bleed, x - MIN_MARGIN + bleed) if c == 0 else 0.0
+                rght = bleed if c == cols - 1 else 0.0
+                bleed_rect = trim_rect.grown(left, top, rght, bottom)
+                fronts.append(Slot(r, c, trim_rect, bleed_rect))
+                backs.append(Slot(r, cols - 1 - c, trim_rect.mirrored(pw), bleed_rect.mirrored(pw)))
+        grid = FoldGrid(paper, (pw, ph), tuple(fronts), tuple(backs), fold)
+        if best is None or grid.per_sheet > best.per_sheet:
+            best = grid
+    if best is None:
+        raise PnpError(Problem(*where, f"cards of {trim[0]:g} × {trim[1]:g} mm do not fit a gutter-fold "
+                               f"sheet of {paper}"))
+    return best
+
+
+def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -> list[Mark]:
+    """Marks on every cut line, in the margins, stopping MARK_GAP short of the bleed."""
+    left = min(s.trim.x for s in slots)
+    right = max(s.trim.x + s.trim.w for s in slots)
+    top = min(s.trim.y for s in slots)
+    bottom = max(s.trim.y + s.trim.h for s in slots)
+    xs = sorted({round(v, 4) for s in slots for v in (s.trim.x, s.trim.x + s.trim.w)})
+    ys = sorted({round(v, 4) for s in slots for v in (s.trim.y, s.trim.y + s.trim.h)})
+    marks = []
+    for x in xs:
+        end = top - oy - MARK_GAP
+        marks.append(Mark(x, max(0.5, end - MAX_MARK), x, end))
+        start = bottom + oy + MARK_GAP
+        marks.append(Mark(x, start, x, min(ph - 0.5, start + MAX_MARK)))
+    for y in ys:
+        end = left - ox - MARK_GAP
+        marks.append(Mark(max(0.5, end - MAX_MARK), y, end, y))
+        start = right + ox + MARK_GAP
+        marks.append(Mark(start, y, min(pw - 0.5, start + MAX_MARK), y))
+    return marks
+
+
+# --- boards, maps and tokens -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Placement:
+    item: object           # whatever is being placed (the packer does not look inside)
+    rect: Rect             # where it lands on the sheet (already scaled)
+    rotation: int = 0      # 180 for backs of a short-edge flip
+    scale: float = 1.0     # < 1 for a piece larger than the sheet, printed reduced
+    tile: "Tile | None" = None
+
+
+@dataclass
+class PieceSheet:
+    page: tuple[float, float]
+    placements: list[Placement]
+
+
+def orientation_for(size: tuple[float, float], paper: str) -> tuple[float, float]:
+    """The page (portrait or landscape) a piece of this size fits, or portrait."""
+    pw, ph = PAPERS[paper]
+    w, h = size
+    fits = lambda W, H: w <= W - 2 * MIN_MARGIN and h <= H - 2 * MIN_MARGIN
+    if fits(pw, ph):
+        return (pw, ph)
+    if fits(ph, pw):
+        return (ph, pw)
+    return (pw, ph)
+
+
+SCALE_NOTE = 8.0        # mm kept free under a scaled piece for the note that says so
+
+
+def fits_sheet(size: tuple[float, float], paper: str) -> bool:
+    pw, ph = PAPERS[paper]
+    w, h = size
+    return (w <= pw - 2 * MIN_MARGIN and h <= ph - 2 * MIN_MARGIN) or (
+        w <= ph - 2 * MIN_MARGIN and h <= pw - 2 * MIN_MARGIN)
+
+
+def scaled_alone(item, size: tuple[float, float], paper: str) -> PieceSheet:
+    """A piece larger than any sheet, reduced to fit one (its own) page."""
+    pw, ph = PAPERS[paper]
+    w, h = size
+    best = None
+    for page in ((pw, ph), (ph, pw)):
+        scale = min((page[0] - 2 * MIN_MARGIN) / w, (page[1] - 2 * MIN_MARGIN - SCALE_NOTE) / h)
+        if best is None or scale > best[0]:
+            best = (scale, page)
+    scale, page = best
+    rect = Rect((page[0] - w * scale) / 2, MIN_MARGIN, w * scale, h * scale)
+    return PieceSheet(page, [Placement(item, rect, scale=scale)])
+
+
+def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], paper: str,
+                page_size: tuple[float, float] | None = None) -> list[PieceSheet]:
+    """Shelf-pack pieces (item, (w, h), own_page, gap) onto sheets in order.
+
+    A piece too large for any sheet is printed alone, reduced to fit (the note on the
+    page says by how much)."""
+    sheets: list[PieceSheet] = []
+    current: PieceSheet | None = None
+    shelf_y = shelf_h = cursor_x = shelf_gap = 0.0
+    for item, (w, h), own_page, gap in items:
+        page = page_size or orientation_for((w, h), paper)
+        pw, ph = page
+        usable_w = pw - 2 * MIN_MARGIN
+        new_sheet = current is None or own_page or current.page != page
+        if not new_sheet:
+            if cursor_x + w > MIN_MARGIN + usable_w + 1e-6:      # next shelf
+                shelf_y += shelf_h + max(gap, shelf_gap)
+                cursor_x, shelf_h = MIN_MARGIN, 0.0
+            if shelf_y + h > ph - MIN_MARGIN + 1e-6:
+                new_sheet = True
+        if new_sheet:
+            current = PieceSheet(page, [])
+            sheets.append(current)
+            shelf_y, shelf_h, cursor_x, shelf_gap = MIN_MARGIN, 0.0, MIN_MARGIN, 0.0
+        current.placements.append(Placement(item, Rect(cursor_x, shelf_y, w, h)))
+        cursor_x += w + gap
+        shelf_h, shelf_gap = max(shelf_h, h), max(shelf_gap, gap)
+        if own_page:
+            current = None
+    for sheet in sheets:
+        if all(p.scale == 1.0 for p in sheet.placements):
+            _centre(sheet)
+    return sheets
+
+
+def _centre(sheet: PieceSheet) -> None:
+    """Centre the packed block on the page so both margins are equal."""
+    if not sheet.placements:
+        return
+    left = min(p.rect.x for p in sheet.placements)
+    right = max(p.rect.x + p.rect.w for p in sheet.placements)
+    top = min(p.rect.y for p in sheet.placements)
+    bottom = max(p.rect.y + p.rect.h for p in sheet.placements)
+    dx = (sheet.page[0] - (right - left)) / 2 - left
+    dy = (sheet.page[1] - (bottom - top)) / 2 - top
+    sheet.placements = [Placement(p.item, Rect(p.rect.x + dx, p.rect.y + dy, p.rect.w, p.rect.h), p.rotation)
+                        for p in sheet.placements]
+
+
+# --- boards larger than a sheet: tiles -------------------------------------------------
+
+TILE_OVERLAP = 10.0     # mm each tile repeats of its neighbour, to glue over
+TILE_NOTE = 14.0        # mm kept under the tile for its number and the assembly diagram
+
+
+@dataclass(frozen=True)
+class Tile:
+    number: int            # 1-based, row by row
+    row: int
+    col: int
+    rows: int
+    cols: int
+    area: Rect             # the part of the piece this tile shows, in the piece's own mm
+    page: tuple[float, float]
+    at: Rect               # where that part lands on the page
+
+
+def tiles(size: tuple[float, float], paper: str) -> list[Tile]:
+    """Cut a piece into page-sized tiles that overlap by TILE_OVERLAP, on the orientation
+    that needs fewer sheets."""
+    w, h = size
+    best = None
+    for landscape in (False, True):
+        pw, ph = PAPERS[paper]
+        if landscape:
+            pw, ph = ph, pw
+        aw, ah = pw - 2 * MIN_MARGIN, ph - 2 * MIN_MARGIN - TILE_NOTE
+        cols = max(1, -(-(w - TILE_OVERLAP) // (aw - TILE_OVERLAP)))
+        rows = max(1, -(-(h - TILE_OVERLAP) // (ah - TILE_OVERLAP)))
+        cols, rows = int(cols), int(rows)
+        if best is None or cols * rows < best[0] * best[1]:
+            best = (cols, rows, (pw, ph), aw, ah)
+    cols, rows, page, aw, ah = best
+    # spread the pieces evenly: every tile shows the same share, overlaps exactly TILE_OVERLAP
+    tw = (w + (cols - 1) * TILE_OVERLAP) / cols
+    th = (h + (rows - 1) * TILE_OVERLAP) / rows
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            area = Rect(c * (tw - TILE_OVERLAP), r * (th - TILE_OVERLAP), tw, th)
+            at = Rect((page[0] - tw) / 2, MIN_MARGIN, tw, th)
+            out.append(Tile(r * cols + c + 1, r, c, rows, cols, area, page, at))
+    return out
+
+
+# --- duplex: where a back goes -----------------------------------------------------------
+
+DUPLEX_MODES = ("long", "short", "none", "gutterfold")
+
+
+def back_placement(rect: Rect, page: tuple[float, float], duplex: str,
+                   offset: tuple[float, float] = (0.0, 0.0)) -> tuple[Rect, int]:
+    """Where the back of something at `rect` goes on the back page, and its rotation.
+
+    The printer turns the sheet over the paper's long edge ("long") or its short edge
+    ("short"). For a portrait page a long-edge flip mirrors left–right; a landscape page
+    is turned onto portrait paper by the driver, so there it mirrors top–bottom. With a
+    short-edge flip the driver prints the back upside down compared with a long-edge one,
+    so the back page is the long-edge back page turned 180°. `offset` (mm) is the
+    printer's measured back-side registration error, corrected by shifting the back.
+    "none" prints backs on separate sheets for a manual long-edge re-feed.
+    """
+    w, h = page
+    landscape = w > h
+    mode = "long" if duplex == "none" else duplex
+    left_right = (mode == "long") != landscape
+    moved = Rect(w - rect.x - rect.w, rect.y, rect.w, rect.h) if left_right else \
+        Rect(rect.x, h - rect.y - rect.h, rect.w, rect.h)
+    dx, dy = offset
+    return Rect(moved.x + dx, moved.y + dy, moved.w, moved.h), (180 if mode == "short" else 0)

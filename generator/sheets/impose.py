@@ -1,0 +1,97 @@
+"""Place rendered pages onto sheets of paper with pikepdf.
+
+Each card face or piece page becomes a form XObject, drawn at its slot and clipped
+to the bleed the sheet prints. Back sheets put each card's back at the mirror image
+of its front's slot (a long-edge flip turns the sheet over its vertical axis).
+Resource names are made here, in order, so the same input gives the same bytes.
+"""
+from __future__ import annotations
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+from generator.geometry import PT, CardGrid, Mark, Rect, pt
+
+MARK_WIDTH = 0.3  # pt: a hairline that still prints on every printer
+
+
+def _num(value: float) -> str:
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+class Imposer:
+    """Adds sheets to one output PDF, importing each source page once."""
+
+    def __init__(self, out: pikepdf.Pdf):
+        self.out = out
+        self._forms: dict[str, pikepdf.Object] = {}
+
+    def form(self, key: str, page: pikepdf.Page, bleed: float = 0.0, label: str = "") -> pikepdf.Object:
+        """The page as a form XObject in this PDF, once per key. The form records which card it is
+        (/PnpId) and where its trim lies inside it (/PnpTrim), so a preflight can measure the
+        printed trim from the finished file."""
+        if key not in self._forms:
+            form = self.out.copy_foreign(page.as_form_xobject())
+            x0, y0, x1, y1 = (float(v) for v in form.BBox)
+            b = pt(bleed)
+            form.PnpTrim = Array([x0 + b, y0 + b, x1 - b, y1 - b])
+            form.PnpId = pikepdf.String(label)
+            self._forms[key] = form
+        return self._forms[key]
+
+    def new_page(self, size: tuple[float, float]) -> pikepdf.Page:
+        w, h = size
+        page = pikepdf.Page(Dictionary(Type=Name.Page, MediaBox=Array([0, 0, pt(w), pt(h)]),
+                                       Resources=Dictionary(XObject=Dictionary())))
+        self.out.pages.append(page)
+        return self.out.pages[-1]
+
+    def place(self, page: pikepdf.Page, placements: list[tuple[str, pikepdf.Page, Rect, Rect, float, str]],
+              marks: tuple[Mark, ...] = (), page_size: tuple[float, float] = (0, 0),
+              rotations: list[int] | None = None, fold: Mark | None = None) -> None:
+        """placements: (key, source page, where its trim goes, clip rect, bleed of the source, label).
+
+        The source page is (trim + 2 × bleed) in size; its trim lands on the given rect."""
+        _, ph = page_size
+        xobjects = page.Resources.XObject
+        ops = []
+        for index, (key, source, trim, clip, bleed, label) in enumerate(placements):
+            name = f"/P{index}"
+            xobjects[name] = self.form(key, source, bleed, label)
+            cx, cy = pt(clip.x), pt(ph - clip.y - clip.h)
+            x0, y0 = pt(trim.x - bleed), pt(ph - trim.y - trim.h - bleed)
+            rotate = rotations[index] if rotations else 0
+            if rotate == 180:   # short-edge duplex backs turn upside down
+                sw, sh = pt(trim.w + 2 * bleed), pt(trim.h + 2 * bleed)
+                matrix = f"-1 0 0 -1 {_num(x0 + sw)} {_num(y0 + sh)}"
+            else:
+                matrix = f"1 0 0 1 {_num(x0)} {_num(y0)}"
+            ops.append(f"q {_num(cx)} {_num(cy)} {_num(pt(clip.w))} {_num(pt(clip.h))} re W n "
+                       f"{matrix} cm {name} Do Q")
+        if marks:
+            ops.append(f"q {MARK_WIDTH} w 0 0 0 RG 0 J")
+            for m in marks:
+                ops.append(f"{_num(pt(m.x1))} {_num(pt(ph - m.y1))} m {_num(pt(m.x2))} {_num(pt(ph - m.y2))} l S")
+            ops.append("Q")
+        if fold:   # a dashed grey fold line, drawn as a series of short strokes
+            ops.append("q 0.5 w 0.45 0.45 0.45 RG [3 2] 0 d")
+            ops.append(f"{_num(pt(fold.x1))} {_num(pt(ph - fold.y1))} m {_num(pt(fold.x2))} {_num(pt(ph - fold.y2))} l S Q")
+        self._append_content(page, "\n".join(ops))
+
+    def _append_content(self, page: pikepdf.Page, text: str) -> None:
+        stream = pikepdf.Stream(self.out, text.encode("ascii"))
+        if "/Contents" in page:
+            contents = page.Contents
+            if isinstance(contents, pikepdf.Array):
+                contents.append(stream)
+            else:
+                page.Contents = Array([contents, stream])
+        else:
+            page.Contents = stream
+
+
+def back_slot_index(grid: CardGrid, front_index: int) -> int:
+    """Which slot of the back sheet lies behind a front slot, for a long-edge flip."""
+    slot = grid.slots[front_index]
+    return slot.row * grid.cols + (grid.cols - 1 - slot.col)

@@ -1,0 +1,164 @@
+"""The project's bundled fonts and icons, and what characters they can draw.
+
+fonts/fonts.yaml lists the fonts in fallback order; icons/twemoji holds one SVG per
+emoji sequence (file name = code points in hex), and any other SVG under icons/ is an
+icon named by its path there (`icon("deck/star.svg")`). Text is printable when every
+character is either in a bundled font or part of an emoji that has an icon.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import uharfbuzz as hb
+from pydantic import ValidationError
+
+from generator.errors import PnpError, Problem
+from generator.source.project import Project
+from generator.source.schema import FontsFile, validation_problems
+from generator.source.yamlsrc import load_yaml
+
+IGNORED = {"\ufe0f", "\ufe0e", "\u200d", "\n", "\r", "\t"}
+
+
+@dataclass(frozen=True)
+class Font:
+    family: str
+    weight: int
+    path: Path
+    licence: str
+
+    @property
+    def name(self) -> str:  # the name reportlab registers it under
+        return f"{self.family.replace(' ', '')}-{self.weight}"
+
+
+class Assets:
+    def __init__(self, project: Project):
+        self.project = project
+        listing = project.fonts / "fonts.yaml"
+        data = load_yaml(listing, project.display(listing))
+        try:
+            spec = FontsFile.model_validate(data)
+        except ValidationError as exc:
+            raise PnpError(validation_problems(exc, data, project.display(listing))) from None
+        self.fonts = [Font(f.family, f.weight, project.fonts / f.file, f.licence) for f in spec.fonts]
+        for font in self.fonts:
+            if not font.path.is_file():
+                raise PnpError(Problem(project.display(listing), data["fonts"].line_of(self.fonts.index(font)),
+                                       f"font file {font.path.name} not found"))
+        self.families = list(dict.fromkeys(f.family for f in self.fonts))
+        self._icons = {}
+        self._named: dict[str, Path | None] = {}       # icons by file name, looked up once
+        self._checked: set[Path] = set()                # icons found self-contained
+        for svg in sorted((project.icons / "twemoji").glob("*.svg")):
+            seq = "".join(chr(int(h, 16)) for h in svg.stem.split("-"))
+            self._icons[_strip(seq)] = svg
+        alternatives = sorted(self._icons, key=len, reverse=True)
+        self.emoji_re = re.compile("|".join(re.escape(s) for s in alternatives)) if alternatives else None
+
+    @functools.cached_property
+    def coverage(self) -> dict[str, set[int]]:
+        """Code points each font family can draw (all weights of a family share a subset)."""
+        cover: dict[str, set[int]] = {}
+        for font in self.fonts:
+            cover.setdefault(font.family, set()).update(hb.Face(hb.Blob.from_file_path(str(font.path))).unicodes)
+        return cover
+
+    @functools.cached_property
+    def drawable(self) -> set[int]:
+        return set().union(*self.coverage.values())
+
+    def font_for(self, char: str) -> str | None:
+        """The first family in fallback order that has this character."""
+        code = ord(char)
+        return next((fam for fam in self.families if code in self.coverage[fam]), None)
+
+    def icon(self, emoji: str) -> Path | None:
+        """The SVG for an emoji, or for a file name under icons/ ending in .svg."""
+        if emoji.endswith(".svg"):
+            if emoji not in self._named:
+                path = (self.project.icons / emoji).resolve()
+                inside = path.is_relative_to(self.project.icons.resolve())
+                self._named[emoji] = path if inside and path.is_file() else None
+            return self._named[emoji]
+        return self._icons.get(_strip(emoji))
+
+    def checked_icon(self, name: str) -> Path:
+        """The icon's SVG, after making sure it is self-contained: an icon that names another
+        file or a web address (an <image>, a <use> of another file, an entity) could make the
+        build read outside the project, so it is refused."""
+        path = self.icon(name)
+        if path is None:
+            raise ValueError(f"no icon for {name!r}")
+        if path not in self._checked:
+            problem = svg_problem(path.read_bytes())
+            if problem:
+                raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {problem}")
+            self._checked.add(path)
+        return path
+
+    def icon_url(self, emoji: str) -> str:
+        """The icon's URL relative to the project folder (the renderer's base URL), so no
+        machine-specific path ever reaches a PDF."""
+        return self.checked_icon(emoji).relative_to(self.project.root.resolve()).as_posix()
+
+    def split(self, text: str) -> list[tuple[str, str]]:
+        """Text as runs of ('text', s) and ('icon', emoji), emoji matched longest first."""
+        runs, pos, clean = [], 0, _strip(text)
+        if self.emoji_re is None:
+            return [("text", clean)] if clean else []
+        for match in self.emoji_re.finditer(clean):
+            if match.start() > pos:
+                runs.append(("text", clean[pos:match.start()]))
+            runs.append(("icon", match.group()))
+            pos = match.end()
+        if pos < len(clean):
+            runs.append(("text", clean[pos:]))
+        return runs
+
+    def missing(self, text: str, icons: bool = True) -> list[str]:
+        """Characters in text that no bundled font draws and (with icons=True) no icon
+        stands for. Rendered HTML is checked with icons=False: by then every emoji that
+        should be an icon is an <img>, so a bare one would print as a .notdef box."""
+        out = []
+        for kind, run in self.split(text) if icons else [("text", text)]:
+            if kind == "text":
+                for char in run:
+                    if char not in IGNORED and ord(char) not in self.drawable and char not in out:
+                        out.append(char)
+        return out
+
+    def font_face_css(self) -> str:
+        rules = []
+        for font in self.fonts:
+            rules.append(f"@font-face {{ font-family: '{font.family}'; font-weight: {font.weight}; "
+                         f"src: url('{font.path.relative_to(self.project.root).as_posix()}'); }}")
+        stack = ", ".join(f"'{family}'" for family in self.families)
+        return "\n".join(rules) + f"\n:root {{ --font-stack: {stack}; }}\nhtml {{ font-family: {stack}; }}\n"
+
+
+_REFERENCE = re.compile(rb"""(?:xlink:)?href\s*=\s*["']\s*([^"'#][^"']*)["']|url\(\s*["']?\s*([^"')#][^"')]*)""")
+
+
+def svg_problem(data: bytes) -> str | None:
+    """Why an SVG is not self-contained, or None: it may refer to nothing but its own parts
+    (#id) and embedded data: URIs."""
+    if b"<!ENTITY" in data or b"<!DOCTYPE" in data:
+        return "declares a DOCTYPE or entities; icons must be plain SVG"
+    for match in _REFERENCE.finditer(data):
+        target = (match.group(1) or match.group(2) or b"").strip()
+        if not target.startswith(b"data:"):
+            return f"refers to {target.decode(errors='replace')[:60]}; icons must be self-contained"
+    return None
+
+
+def _strip(text: str) -> str:
+    return text.replace("\ufe0f", "").replace("\ufe0e", "")
+
+
+def describe_char(char: str) -> str:
+    return f"'{char}' (U+{ord(char):04X} {unicodedata.name(char, 'unnamed')})"

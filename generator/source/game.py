@@ -1,0 +1,98 @@
+"""A loaded game: its specs, cards, pieces, claims, packs and rules module."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from generator.source.schema import ClaimSpec, DeckSpec, GameSpec, PackSpec, PieceSpec, size_mm
+
+
+@dataclass
+class Card:
+    deck: str
+    id: str
+    fields: dict[str, Any]
+    copies: int | dict[int, int]
+    file: str
+    line: int
+    index: int  # position in its deck file
+
+    @property
+    def uid(self) -> str:
+        return f"{self.deck}/{self.id}"
+
+    def copies_for(self, players: int) -> int:
+        if isinstance(self.copies, dict):
+            return self.copies.get(players, 0)
+        return self.copies
+
+    def __getattr__(self, name: str) -> Any:  # lets templates write card.name
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@dataclass
+class Deck:
+    spec: DeckSpec
+    cards: list[Card]
+    file: str
+    game: "Game" = field(repr=False, default=None)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def trim(self) -> tuple[float, float]:
+        return size_mm(self.spec.size or self.game.spec.card.size)
+
+    @property
+    def bleed(self) -> float:
+        return self.spec.bleed if self.spec.bleed is not None else self.game.spec.card.bleed
+
+    @property
+    def safe(self) -> float:
+        return self.spec.safe if self.spec.safe is not None else self.game.spec.card.safe
+
+    def card(self, card_id: str) -> Card:
+        return next(c for c in self.cards if c.id == card_id)
+
+
+@dataclass
+class Game:
+    id: str
+    folder: Path
+    spec: GameSpec
+    decks: dict[str, Deck]
+    pieces: dict[str, PieceSpec]
+    claims: list[ClaimSpec]
+    rules: ModuleType | None
+    files: dict[str, Any] = field(default_factory=dict)  # display name -> loaded YAML (for lines)
+    data: dict[str, Any] = field(default_factory=dict)   # the game's extra data files, by file name
+    tables: dict[str, list[Card]] = field(default_factory=dict)  # typed rows, by table id
+    derived: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def packs(self) -> list[PackSpec]:
+        return self.spec.packs
+
+    def pack(self, players: int) -> PackSpec:
+        return next(p for p in self.spec.packs if p.players == players and not p.optional)
+
+    def player_colour(self, colour_id: str):
+        return next(c for c in self.spec.player_colours if c.id == colour_id)
+
+    def pack_cards(self, pack: PackSpec, deck_id: str) -> list[tuple[Card, int]]:
+        """The cards of one deck in a pack, with their copy counts (zero-count cards left out)."""
+        entry = pack.decks[deck_id]
+        chosen = []
+        for card in self.decks[deck_id].cards:
+            if all(card.fields.get(key) in allowed for key, allowed in entry.where.items()):
+                copies = card.copies_for(pack.players)
+                if copies:
+                    chosen.append((card, copies))
+        return chosen

@@ -1,0 +1,238 @@
+"""Load a game folder: every YAML file validated, every card typed, the rules module imported.
+
+All problems across all files are collected and raised together, so one run shows
+every mistake (the MkDocs habit), each as `file:line: message`.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from generator.errors import PnpError, Problem
+from generator.source.game import Card, Deck, Game
+from generator.source.project import Project
+from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
+                              TableFile, validation_problems)
+from generator.source.yamlsrc import LocDict, load_yaml
+
+
+def load_game(project: Project, game_id: str) -> Game:
+    folder = project.cards / game_id
+    if not (folder / "game.yaml").is_file():
+        known = ", ".join(project.games()) or "none"
+        raise PnpError(Problem(project.display(folder), None, f"no game '{game_id}' (games: {known})"))
+    problems: list[Problem] = []
+    files: dict[str, Any] = {}
+
+    def parse(name: str, model):
+        display = project.display(folder / name)
+        try:
+            data = load_yaml(folder / name, display)
+        except PnpError as exc:
+            problems.extend(exc.problems)
+            return None
+        files[display] = data
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            problems.extend(validation_problems(exc, data, display))
+            return None
+
+    spec = parse("game.yaml", GameSpec)
+    if spec is None:
+        raise PnpError(problems)
+    if spec.id != game_id:
+        problems.append(Problem(project.display(folder / "game.yaml"), files_line(files, "id"),
+                                f"id '{spec.id}' differs from the folder name '{game_id}'"))
+    decks: dict[str, Deck] = {}
+    for name in spec.decks:
+        deck_file = parse(name, DeckFile)
+        if deck_file is None:
+            continue
+        display = project.display(folder / name)
+        if deck_file.deck.id in decks:
+            problems.append(Problem(display, None, f"deck id '{deck_file.deck.id}' is used by another deck file"))
+            continue
+        cards = _load_cards(deck_file.deck.id, deck_file.deck.fields, files[display]["cards"], spec, display,
+                            problems)
+        decks[deck_file.deck.id] = Deck(deck_file.deck, cards, display)
+    tables = {}
+    for name in spec.tables:
+        table_file = parse(name, TableFile)
+        if table_file is None:
+            continue
+        display = project.display(folder / name)
+        tables[table_file.table.id] = _load_cards(table_file.table.id, table_file.table.fields,
+                                                  files[display]["rows"], spec, display, problems, "row")
+    pieces = {}
+    if spec.pieces:
+        pieces_file = parse(spec.pieces, PiecesFile)
+        for piece in pieces_file.pieces if pieces_file else []:
+            pieces[piece.id] = piece
+    claims = []
+    if spec.claims:
+        claims_file = parse(spec.claims, ClaimsFile)
+        claims = claims_file.claims if claims_file else []
+    data = {}
+    for name in spec.data:
+        try:
+            data[name] = load_yaml(folder / name, project.display(folder / name))
+        except PnpError as exc:
+            problems.extend(exc.problems)
+    rules = _import_rules(project, folder / spec.rules, problems)
+    game = Game(game_id, folder, spec, decks, pieces, claims, rules, files, data, tables)
+    for deck in decks.values():
+        deck.game = game
+    if problems:
+        raise PnpError(problems)
+    return game
+
+
+def files_line(files: dict, key: str) -> int | None:
+    for data in files.values():
+        if isinstance(data, LocDict) and key in data:
+            return data.line_of(key)
+    return None
+
+
+def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameSpec, display: str,
+                problems: list[Problem], noun: str = "card") -> list[Card]:
+    """Cards of a deck (or rows of a table), each field checked against its declared type."""
+    allowed = CARD_KEYS | set(fields)
+    players = {pack.players for pack in spec.packs}
+    colours = {c.id for c in spec.player_colours}
+    cards, seen = [], {}
+    for index, raw in enumerate(raw_cards):
+        line = raw_cards.line_of(index)
+        if not isinstance(raw, dict):
+            problems.append(Problem(display, line, f"{noun}s[{index}]: expected a mapping of fields"))
+            continue
+        card_id = raw.get("id")
+        label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
+        if not isinstance(card_id, str) or not card_id:
+            problems.append(Problem(display, line, f"{label}: 'id' is missing"))
+            continue
+        if card_id in seen:
+            problems.append(Problem(display, raw.line_of("id"),
+                                    f"{label}: duplicate id (first used on line {seen[card_id]})"))
+            continue
+        seen[card_id] = raw.line_of("id")
+        for key in raw:
+            if key not in allowed:
+                problems.append(Problem(display, raw.line_of(key), f"{label}: unknown key '{key}'",
+                                        f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
+        values = {}
+        for name, field in fields.items():
+            if name not in raw:
+                if field.required and field.default is None:
+                    problems.append(Problem(display, line, f"{label}: required key '{name}' is missing"))
+                values[name] = field.default
+                continue
+            value, error = check_field(field, raw[name], colours)
+            if error:
+                problems.append(Problem(display, raw.line_of(name), f"{label}: {name}: {error}"))
+            values[name] = value
+        copies = raw.get("copies", 1)
+        error = _check_copies(copies, players)
+        if error:
+            problems.append(Problem(display, raw.line_of("copies"), f"{label}: copies: {error}"))
+            copies = 0
+        cards.append(Card(owner, card_id, values, copies, display, line, index))
+    return cards
+
+
+def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, str | None]:
+    """Convert one card value to its declared type, or say what is wrong with it."""
+    kind = field.type
+    if value is None:
+        return None, None if not field.required else "a value is required"
+    if kind in ("text", "rich", "icon"):
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            return value, f"expected text, got {type(value).__name__}"
+        value = str(value)
+        if field.max_length and len(value) > field.max_length:
+            return value, f"{len(value)} characters; at most {field.max_length}"
+        if kind == "text" and "\n" in value.strip():
+            return value, "expected one line of text (use a 'rich' field for paragraphs)"
+        return value, None
+    if kind in ("int", "number"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and not float(value).is_integer()):
+            return value, f"expected {'a whole number' if kind == 'int' else 'a number'}, got {value!r}"
+        value = int(value) if kind == "int" else float(value)
+        if field.min is not None and value < field.min:
+            return value, f"{value} is below the minimum {field.min:g}"
+        if field.max is not None and value > field.max:
+            return value, f"{value} is above the maximum {field.max:g}"
+        return value, None
+    if kind == "bool":
+        return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {value!r}")
+    if kind == "enum":
+        return (value, None) if value in field.values else (value, f"{value!r} is not one of {field.values}")
+    if kind == "player":
+        return (value, None) if value in colours else (value, f"{value!r} is not a player colour ({sorted(colours)})")
+    if kind == "list":
+        if not isinstance(value, list):
+            return value, f"expected a list, got {value!r}"
+        item = FieldSpec(type=field.of or "text", min=field.min, max=field.max)
+        out = []
+        for position, element in enumerate(value):
+            converted, error = check_field(item, element, colours)
+            if error:
+                return value, f"item {position + 1}: {error}"
+            out.append(converted)
+        return out, None
+    return value, f"unknown field type {kind}"
+
+
+def _check_copies(copies: Any, players: set[int]) -> str | None:
+    if isinstance(copies, bool):
+        return "expected a whole number or a mapping of player count to number"
+    if isinstance(copies, int):
+        return None if 0 <= copies <= 500 else f"{copies} is out of range 0..500"
+    if isinstance(copies, dict):
+        for key, value in copies.items():
+            if key not in players:
+                return f"player count {key!r} has no pack (packs: {sorted(players)})"
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 500:
+                return f"copies for {key} players must be a whole number 0..500"
+        return None
+    return "expected a whole number or a mapping of player count to number"
+
+
+def _import_rules(project: Project, path: Path, problems: list[Problem]):
+    display = project.display(path)
+    if not path.is_file():
+        problems.append(Problem(display, None, "rules module not found"))
+        return None
+    name = f"pnp_rules_{path.parent.name.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses in the module look themselves up here
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[name]
+        problems.append(Problem(display, exc.lineno, f"syntax error in rules module: {exc.msg}"))
+        return None
+    except Exception as exc:  # the designer's code: report where it failed, not a traceback
+        del sys.modules[name]
+        problems.append(Problem(display, rules_line(exc, path), f"rules module failed to load: {exc!r}"))
+        return None
+    for needed in ("derive",):
+        if not callable(getattr(module, needed, None)):
+            problems.append(Problem(display, None, f"rules module has no '{needed}(game)' function"))
+    return module
+
+
+def rules_line(exc: BaseException, path: Path) -> int | None:
+    """The line in a rules module where an exception was raised (innermost frame there)."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path.resolve():
+            line = frame.lineno
+    return line

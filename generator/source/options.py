@@ -1,0 +1,82 @@
+"""How a pack is printed: duplex mode, the printer's back-side offset, ink saver, and what
+to do with boards larger than a sheet. Defaults come from pnp.toml, flags override them.
+
+pnp.toml (in the project folder) holds per-printer settings found with `pnp calibrate`:
+
+    [print]
+    printer = "office"
+
+    [printers.office]
+    back_offset = [0.8, -1.2]   # mm, measured on the calibration sheet
+    duplex = "long"
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+
+from generator.atomic import write_atomic
+from generator.errors import PnpError, Problem
+from generator.geometry import DUPLEX_MODES
+
+CONFIG = "pnp.toml"
+
+
+@dataclass(frozen=True)
+class PrintOptions:
+    duplex: str = "long"
+    back_offset: tuple[float, float] = (0.0, 0.0)
+    ink_saver: bool = False
+    fit: bool = False            # oversize boards reduced to one sheet instead of tiled
+    printer: str | None = None
+
+    @property
+    def suffix(self) -> str:
+        """Added to file names so a pack made for another setup never overwrites the default one."""
+        parts = ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
+            + (["fit"] if self.fit else [])
+        return "".join(f"-{p}" for p in parts)
+
+
+def read_config(root: Path) -> dict:
+    path = root / CONFIG
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        raise PnpError(Problem(CONFIG, line, f"invalid TOML: {exc}")) from None
+
+
+def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,
+            ink_saver: bool = False, fit: bool = False, printer: str | None = None) -> PrintOptions:
+    """Command-line values first, then the chosen printer's saved settings, then defaults."""
+    config = read_config(root)
+    printer = printer or config.get("print", {}).get("printer")
+    saved = config.get("printers", {}).get(printer, {}) if printer else {}
+    if printer and not saved and printer not in config.get("printers", {}):
+        raise PnpError(Problem(CONFIG, None, f"no printer '{printer}' in {CONFIG}",
+                               "run pnp calibrate --printer NAME --offset X,Y first"))
+    duplex = duplex or saved.get("duplex") or config.get("print", {}).get("duplex") or "long"
+    if duplex not in DUPLEX_MODES:
+        raise PnpError(Problem(CONFIG, None, f"duplex '{duplex}' is not one of {', '.join(DUPLEX_MODES)}"))
+    offset = back_offset if back_offset is not None else tuple(saved.get("back_offset", (0.0, 0.0)))
+    if len(offset) != 2 or not all(isinstance(v, (int, float)) for v in offset):
+        raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers (mm), got {offset!r}"))
+    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer)
+
+
+def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:
+    config = read_config(root)
+    entry = config.setdefault("printers", {}).setdefault(printer, {})
+    entry["back_offset"] = [round(offset[0], 2), round(offset[1], 2)]
+    if duplex:
+        entry["duplex"] = duplex
+    config.setdefault("print", {})["printer"] = printer
+    path = root / CONFIG
+    write_atomic(path, tomli_w.dumps(config).encode("utf-8"))
+    return path

@@ -1,0 +1,93 @@
+"""Where a project's folders are, and the process-wide set-up rendering needs.
+
+A project folder holds cards/, templates/, fonts/, icons/ and build/ (`--project DIR`).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.errors import PnpError, Problem
+
+# Templates every project shares (card.css, the info page …). A project's own
+# templates/base/<file> overrides one of them.
+ENGINE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    @classmethod
+    def at(cls, folder: str | os.PathLike) -> "Project":
+        root = Path(folder).resolve()
+        if not (root / "cards").is_dir():
+            raise PnpError(Problem(str(folder), None, "no cards/ folder here",
+                                   "run pnp in a project folder or pass --project DIR"))
+        return cls(root)
+
+    @property
+    def cards(self) -> Path:
+        return self.root / "cards"
+
+    @property
+    def templates(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def fonts(self) -> Path:
+        return self.root / "fonts"
+
+    @property
+    def icons(self) -> Path:
+        return self.root / "icons"
+
+    @property
+    def build(self) -> Path:
+        return self.root / "build"
+
+    def template_roots(self) -> list[Path]:
+        return [self.templates, ENGINE_TEMPLATES]
+
+    def template(self, name: str) -> Path | None:
+        """A template or stylesheet by its name under templates/ (the project's first, then
+        the engine's); None when there is none, or the name leads outside those folders."""
+        for root in self.template_roots():
+            path = (root / name).resolve()
+            if path.is_relative_to(root.resolve()) and path.is_file():
+                return path
+        return None
+
+    def games(self) -> list[str]:
+        return sorted(p.parent.name for p in self.cards.glob("*/game.yaml"))
+
+    def display(self, path: Path) -> str:
+        """A path as the designer sees it: relative to the project folder."""
+        try:
+            return str(Path(path).resolve().relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def readable_roots(self) -> list[Path]:
+        """The only folders rendering may read from (no network, nothing outside)."""
+        return [self.templates, ENGINE_TEMPLATES, self.fonts, self.icons, self.cards]
+
+
+def isolate_fonts(project: Project) -> None:
+    """Point fontconfig at the project's fonts only, before pango/weasyprint load.
+
+    Without this, text that the bundled fonts cannot draw would silently fall back to
+    whatever fonts this machine has, and the same input would print differently on
+    another machine.
+    """
+    cache = project.build / ".cache" / "fontconfig"
+    cache.mkdir(parents=True, exist_ok=True)
+    conf = cache / "fonts.conf"
+    text = (
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+        f"  <dir>{project.fonts}</dir>\n  <cachedir>{cache}</cachedir>\n</fontconfig>\n"
+    )
+    if not conf.exists() or conf.read_text() != text:
+        conf.write_text(text)
+    os.environ["FONTCONFIG_FILE"] = str(conf)

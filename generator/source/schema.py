@@ -1,0 +1,495 @@
+"""The shape of every YAML file in a game folder, as pydantic models.
+
+These models are the single definition of the data format: the loader validates
+against them, `pnp schema` writes JSON Schemas from them, and docs/authoring.md
+describes them. Validation errors are translated into one-line problems that name
+the file and line of the offending key.
+"""
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from generator.errors import Problem
+from generator.source.yamlsrc import line_at
+
+ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lower-case letters, digits and '-'")]
+EXPR = r"^\s*\{\{.*\}\}\s*$"
+Expr = Annotated[str, Field(pattern=EXPR, description="a {{ expression }} over game, derived, pack, player")]
+Num = Union[float, Expr]
+Colour = Annotated[str, Field(pattern=r"^(#[0-9a-fA-F]{6}|\{\{.*\}\}|none)$", description="#rrggbb")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# --- sizes ------------------------------------------------------------------------------
+
+CARD_SIZES = {  # trim sizes in mm; the print-fidelity presets
+    "poker": (63.5, 88.9),
+    "euro-poker": (63.0, 88.0),
+    "bridge": (57.15, 88.9),
+    "mini-euro": (44.0, 68.0),
+    "mini-american": (41.0, 63.0),
+    "tarot": (70.0, 120.0),
+    "square": (70.0, 70.0),
+}
+
+
+class Size(Strict):
+    width: float = Field(gt=0, le=1000, description="mm")
+    height: float = Field(gt=0, le=1000, description="mm")
+
+
+SizeRef = Union[Literal[tuple(CARD_SIZES)], Size]  # type: ignore[valid-type]
+
+
+def size_mm(ref: Any) -> tuple[float, float]:
+    if isinstance(ref, str):
+        return CARD_SIZES[ref]
+    return (ref.width, ref.height)
+
+
+# --- game.yaml --------------------------------------------------------------------------
+
+class CardDefaults(Strict):
+    size: SizeRef = "euro-poker"
+    bleed: float = Field(3.0, ge=0, le=10, description="mm of artwork beyond the trim")
+    safe: float = Field(3.0, ge=0, le=15, description="mm inside the trim kept free of text")
+
+
+class PlayerColour(Strict):
+    id: ID
+    name: str
+    colour: Colour
+    symbol: str = Field(description="an emoji that tells this player apart without colour")
+    pattern: Literal["none", "stripes", "dots", "waves", "checks", "diamonds", "zigzag"] = "none"
+
+
+class PackDeck(Strict):
+    count: int = Field(ge=0, description="cards this pack must hold (the game's stated composition)")
+    where: dict[str, list[Union[str, int, float, bool]]] = Field(
+        default_factory=dict, description="keep only cards whose field has one of these values")
+
+
+class PackSpec(Strict):
+    players: int = Field(ge=1, le=12, description="player count; also selects per-player-count copies")
+    id: ID | None = Field(None, description="the pack's name in file names (default: <players>p)")
+    optional: bool = Field(False, description="an extra pack, built with the full build but not by --players")
+    name: str | None = None
+    variant: str | None = Field(None, description="a label for a variant pack, e.g. 独灯局")
+    decks: dict[str, PackDeck]
+    pieces: dict[str, Union[int, Expr]] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return self.id or f"{self.players}p"
+
+    @property
+    def label(self) -> str:
+        return f"{self.id} pack" if self.id else f"{self.players}-player pack"
+
+
+class GameSpec(Strict):
+    id: ID
+    title: str
+    subtitle: str | None = None
+    language: str = "zh-Hans"
+    source: str | None = Field(None, description="where the rules come from")
+    rules: str = "rules.py"
+    card: CardDefaults = CardDefaults()
+    css: list[str] = Field(default_factory=list, description="stylesheets under templates/ for every deck")
+    keywords: list[str] = Field(default_factory=list, description="words styled as keywords in card text")
+    player_colours: list[PlayerColour] = Field(default_factory=list)
+    decks: list[str] = Field(description="deck files in this folder")
+    pieces: str | None = Field(None, description="the file describing boards, maps and tokens")
+    claims: str | None = Field(None, description="the file of the rules document's stated claims")
+    tables: list[str] = Field(default_factory=list, description="table files: typed rows that are not printed as cards")
+    data: list[str] = Field(default_factory=list, description="extra YAML files the rules module reads")
+    packs: list[PackSpec]
+
+    @field_validator("packs")
+    @classmethod
+    def _unique_packs(cls, packs):
+        seen = set()
+        for pack in packs:
+            key = pack.key
+            if key in seen:
+                raise ValueError(f"two packs named {key}")
+            seen.add(key)
+        return packs
+
+
+# --- deck files -------------------------------------------------------------------------
+
+FIELD_TYPES = ("text", "rich", "int", "number", "bool", "icon", "enum", "player", "list")
+
+
+class FieldSpec(Strict):
+    type: Literal[FIELD_TYPES]  # type: ignore[valid-type]
+    required: bool = True
+    default: Any = None
+    values: list[Union[str, int]] | None = Field(None, description="allowed values of an enum")
+    min: float | None = None
+    max: float | None = None
+    of: Literal["int", "number", "text"] | None = Field(None, description="item type of a list")
+    max_length: int | None = Field(None, description="longest text, in characters")
+
+    @model_validator(mode="after")
+    def _enum_needs_values(self):
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum field needs 'values'")
+        return self
+
+
+class DeckSpec(Strict):
+    id: ID
+    name: str
+    face: str = Field(description="template under templates/ that draws a card's face")
+    back: str | None = Field(None, description="template for the back; none for single-sided cards")
+    size: SizeRef | None = None
+    bleed: float | None = Field(None, ge=0, le=10)
+    safe: float | None = Field(None, ge=0, le=15)
+    stock: Literal["card", "paper"] = "card"
+    css: list[str] = Field(default_factory=list)
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+
+
+Copies = Union[Annotated[int, Field(ge=0, le=500)], dict[int, Annotated[int, Field(ge=0, le=500)]]]
+
+
+class DeckFile(Strict):
+    deck: DeckSpec
+    cards: list[dict[str, Any]] = Field(min_length=1)
+
+
+class TableSpec(Strict):
+    id: ID
+    name: str
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+
+
+class TableFile(Strict):
+    """Typed rows that are data, not cards (a map's stations, a wheel's cells …)."""
+    table: TableSpec
+    rows: list[dict[str, Any]] = Field(min_length=1)
+
+
+CARD_KEYS = {"id", "copies", "source"}  # keys every card may have besides its deck's fields
+
+
+# --- pieces.yaml (boards, maps, tracks, tokens) -----------------------------------------
+
+class Element(Strict):
+    x: Num = 0
+    y: Num = 0
+    when: Expr | None = Field(None, description="draw only when this expression is true")
+
+
+class RectEl(Element):
+    type: Literal["rect"]
+    w: Num
+    h: Num
+    fill: Colour = "none"
+    stroke: Colour = "none"
+    line: float = 0.3
+    radius: Num = 0
+    dash: bool = False
+
+
+class LineEl(Element):
+    type: Literal["line"]
+    points: Union[list[list[Num]], Expr]
+    stroke: Colour = "#333333"
+    line: float = 0.5
+    dash: bool = False
+    arrow: bool = False
+
+
+class TextEl(Element):
+    type: Literal["text"]
+    text: str
+    size: Num = 9
+    bold: bool = False
+    colour: Colour = "#222222"
+    align: Literal["left", "centre", "right"] = "left"
+    w: Num | None = Field(None, description="wrap inside this width (mm)")
+    rotate: Num = 0
+
+
+class IconEl(Element):
+    type: Literal["icon"]
+    icon: str
+    size: Num = 8
+    rotate: Num = 0
+
+
+class TrackMark(Strict):
+    value: Union[int, Expr]
+    fill: Colour | None = None
+    label: str | None = None
+    icon: str | None = None
+    when: Expr | None = None
+
+
+class TrackEl(Element):
+    type: Literal["track"]
+    start: Union[int, Expr] = Field(alias="from")
+    end: Union[int, Expr] = Field(alias="to")
+    per_row: int = Field(16, ge=1)
+    cell: Num = 10
+    row_height: Num = 8
+    row_gap: Num = 1.5
+    label: str | None = None
+    icon: str | None = None
+    colour: Colour = "#444444"
+    negative_fill: Colour = "#e8e8e8"
+    marks: list[TrackMark] = Field(default_factory=list)
+    text_size: Num = 7
+
+
+class StationsEl(Element):
+    type: Literal["stations"]
+    items: Expr
+    w: Num
+    h: Num
+    rows: int = Field(2, ge=1)
+    radius: Num = 14
+    icon: str = Field(description="per-item expression for the station's icon")
+    title: str
+    lines: list[str] = Field(default_factory=list)
+    strong: list[int] = Field(default_factory=list, description="indexes of lines drawn bold and larger")
+    fill: Colour = "#ffffff"
+    stroke: Colour = "#444444"
+    path_colour: Colour = "#999999"
+    text_size: Num = 8
+
+
+class TableEl(Element):
+    """A grid of cells. Rows are literal lists, a number of empty rows, or one row per item of
+    `row_items` built from the `cells` templates (with `item` and `i` in context)."""
+    type: Literal["table"]
+    columns: list[Num | str]
+    rows: Union[list[list[str]], Expr, int] = 0
+    row_items: Expr | None = None
+    cells: list[str] | None = None
+    bold_columns: list[int] = Field(default_factory=list)
+    row_height: Num = 8
+    header: list[str] | None = None
+    header_fill: Colour = "#eeeeee"
+    text_size: Num = 8
+    stroke: Colour = "#555555"
+    highlight_rows: list[int] = Field(default_factory=list)
+    highlight_fill: Colour = "#fff4d6"
+
+
+class RingEl(Element):
+    type: Literal["ring"]
+    cx: Num
+    cy: Num
+    outer: Num
+    inner: Num
+    cells: Union[list[str], Expr, int]
+    start_angle: Num = 90
+    clockwise: bool = True
+    fill: Colour = "#ffffff"
+    stroke: Colour = "#444444"
+    text_size: Num = 8
+    icons: Union[list[str], Expr, None] = None
+    sublabels: Union[list[str], Expr, None] = Field(None, description="a smaller second line in each cell")
+    sublabel_size: Num = 6
+    highlight: Union[list[int], Expr] = Field(default_factory=list)
+    highlight_fill: Colour = "#fff4d6"
+
+
+class CellsEl(Element):
+    type: Literal["cells"]
+    count: Union[int, Expr]
+    cell: Num = 10
+    per_row: int = 10
+    labels: Union[list[str], Expr, None] = None
+    stroke: Colour = "#555555"
+    text_size: Num = 6
+
+
+class PatternEl(Element):
+    type: Literal["pattern"]
+    w: Num
+    h: Num
+    pattern: Union[Literal["none", "stripes", "dots", "waves", "checks", "diamonds", "zigzag"], Expr]
+    colour: Colour = "#000000"
+    opacity: float = 0.25
+
+
+class RepeatEl(Element):
+    """A group of elements drawn once per item (or count times) in a grid; inside it
+    `i` is the 0-based index and `item` the current item."""
+    type: Literal["repeat"]
+    count: Union[int, Expr, None] = None
+    items: Expr | None = None
+    per_row: int = Field(1, ge=1)
+    dx: Num = 0
+    dy: Num = 0
+    elements: list["AnyElement"]
+
+    @model_validator(mode="after")
+    def _count_or_items(self):
+        if (self.count is None) == (self.items is None):
+            raise ValueError("a repeat needs exactly one of 'count' and 'items'")
+        return self
+
+
+AnyElement = Annotated[
+    Union[RectEl, LineEl, TextEl, IconEl, TrackEl, StationsEl, TableEl, RingEl, CellsEl, PatternEl, RepeatEl],
+    Field(discriminator="type"),
+]
+RepeatEl.model_rebuild()
+
+
+class PieceSpec(Strict):
+    id: ID
+    name: str
+    size: Size
+    per_player: Union[bool, int] = Field(False, description="copies per player (true = 1), each drawn with its player's colour")
+    stock: Literal["card", "paper"] = "card"
+    shape: Literal["rect", "circle"] = "rect"
+    own_page: bool = Field(False, description="start a new page for this piece")
+    fold: Literal["none", "horizontal"] = Field("none", description="a fold line across the middle")
+    outline: bool = Field(True, description="draw a thin cut line around the piece")
+    background: Colour = "#ffffff"
+    gap: float = Field(6.0, ge=0, le=30, description="mm left free around this piece on its sheet")
+    elements: list[AnyElement] = Field(default_factory=list)
+    back: list[AnyElement] | None = Field(None, description="a two-sided piece's back, printed behind it")
+
+
+class PiecesFile(Strict):
+    pieces: list[PieceSpec]
+
+
+# --- claims.yaml ------------------------------------------------------------------------
+
+class ClaimSpec(Strict):
+    id: ID
+    source: str = Field(description="where in the rules document the claim is made")
+    quote: str = Field(description="what the document says")
+    claimed: Any = Field(description="the document's value")
+    computed: Expr = Field(description="the rules module's value for the same thing")
+    holds: bool = Field(True, description="whether the claim is known to hold; false = a recorded contradiction")
+    resolution: str | None = Field(None, description="what the kit prints instead, and why")
+    tolerance: float = 0
+
+    @model_validator(mode="after")
+    def _contradiction_needs_resolution(self):
+        if not self.holds and not self.resolution:
+            raise ValueError("a claim that does not hold needs a 'resolution'")
+        return self
+
+
+class ClaimsFile(Strict):
+    claims: list[ClaimSpec]
+
+
+# --- fonts/fonts.yaml ------------------------------------------------------------------
+
+class FontEntry(Strict):
+    family: str
+    weight: int = Field(400, ge=100, le=900)
+    file: str = Field(description="a TrueType file in fonts/")
+    licence: str = Field("", description="its licence text, in fonts/")
+
+
+class FontsFile(Strict):
+    fonts: list[FontEntry] = Field(min_length=1, description="in fallback order: the first font that has a character draws it")
+
+
+# --- turning pydantic errors into located problems --------------------------------------
+
+ELEMENT_TYPES = {"rect", "line", "text", "icon", "track", "stations", "table", "ring", "cells", "pattern", "repeat"}
+
+
+def validation_problems(exc: ValidationError, data: Any, display: str) -> list[Problem]:
+    problems, located = [], set()
+    for err in exc.errors():
+        raw = err["loc"]
+        loc = tuple(step for i, step in enumerate(raw) if not _is_union_tag(step)
+                    and not (step in ELEMENT_TYPES and i > 0 and isinstance(raw[i - 1], int)))
+        if _is_union_branch(raw) and loc in located:
+            continue            # the other branches of a union at a place already reported
+        located.add(loc)
+        file, line = line_at(data, loc)
+        problems.append(Problem(file or display, line, _describe(err, loc)))
+    return _dedupe(problems)
+
+
+def _is_union_branch(raw: tuple) -> bool:
+    return any(_is_union_tag(step) for step in raw)
+
+
+def _is_union_tag(step) -> bool:
+    return isinstance(step, str) and (
+        step.startswith(("function-", "literal[", "union[", "constrained-str"))
+        or step in {"str", "int", "float", "bool", "list[...]", "dict[...]"}
+        or re.match(r"^[A-Z]\w*El$", step) is not None
+        or step in {"Size", "Expr"}
+    )
+
+
+def _describe(err: dict, loc: tuple) -> str:
+    where = ".".join(str(step) for step in loc) or "file"
+    kind, value = err["type"], err.get("input")
+    if kind == "missing":
+        return f"{where}: required key is missing"
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key"
+    expected = {
+        "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+        "float_type": "a number", "float_parsing": "a number", "string_type": "text",
+        "bool_type": "true or false", "bool_parsing": "true or false", "list_type": "a list",
+        "dict_type": "a mapping", "model_type": "a mapping",
+    }.get(kind)
+    if expected:
+        return f"{where}: expected {expected}, got {_show(value)}"
+    if kind == "string_pattern_mismatch":
+        pattern = err.get("ctx", {}).get("pattern", "")
+        if pattern == EXPR:
+            return f"{where}: expected a number or a {{{{ expression }}}}, got {_show(value)}"
+        if "a-z0-9" in pattern:
+            return f"{where}: {_show(value)} is not a valid id (use lower-case letters, digits and '-')"
+        if "#[0-9a-fA-F]" in pattern:
+            return f"{where}: {_show(value)} is not a colour (use #rrggbb)"
+    if kind == "literal_error":
+        options = err["ctx"]["expected"]
+        if "'euro-poker'" in options:
+            return f"{where}: {_show(value)} is not one of {options}, or a size like {{width: 63, height: 88}}"
+        return f"{where}: {_show(value)} is not one of {options}"
+    bounds = {"less_than_equal": "above the maximum", "less_than": "not below", "greater_than_equal": "below the minimum",
+              "greater_than": "not above"}
+    if kind in bounds:
+        limit = next(iter(err.get("ctx", {}).values()), "")
+        return f"{where}: {_show(value)} is {bounds[kind]} {limit:g}" if isinstance(limit, (int, float)) \
+            else f"{where}: {_show(value)} is {bounds[kind]} {limit}"
+    if kind == "union_tag_invalid":
+        return f"{where}: unknown element type {_show(err['ctx'].get('tag'))} (expected {err['ctx'].get('expected_tags')})"
+    if kind == "too_short":
+        return f"{where}: must not be empty"
+    msg = err["msg"]
+    msg = msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
+    return f"{where}: {msg[0].lower() + msg[1:]}"
+
+
+def _show(value) -> str:
+    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= 40 else text[:37] + "…'"
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    seen, out = set(), []
+    for problem in problems:
+        key = (problem.path, problem.line, problem.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(problem)
+    return out

@@ -43,10 +43,10 @@ class TestEveryPack:
     def test_cards_keep_trim_and_bleed(self, pack):
         build, pdf, manifest, _ = pack
         for entry, placed, _ in card_pages(pdf, manifest):
-            deck = _deck(build, entry["component"])
-            w, h = deck["trim"]
             assert len(placed) == len(entry["slots"])
             for slot, item in zip(entry["slots"], placed):
+                deck = _deck(build, slot["component"])
+                w, h = deck["trim"]
                 tx, ty, tw, th = slot["trim"]
                 assert abs(tw - w) < 0.01 and abs(th - h) < 0.01
                 assert abs(item.rect.w - (w + 2 * deck["bleed"])) < 0.01

@@ -231,7 +231,7 @@ def test_every_card_size_preset_lays_out_and_passes_preflight(tmp_path, paper):
         component = next(c for c in manifest["components"] if c["id"] == name)
         assert component["trim_mm"] == [w, h]
         grid = card_grid(paper, (w, h), 3)
-        fronts = [e for e in manifest["pages"] if e.get("component") == name and e["role"] == "cards-front"]
+        fronts = [e for e in manifest["pages"] if name in e.get("components", []) and e["role"] == "cards-front"]
         assert len(fronts) == -(-10 // grid.per_sheet)
         assert sorted(fronts[0]["size"]) == sorted(PAPER_MM[paper])
         for slot in fronts[0]["slots"]:

@@ -59,7 +59,8 @@ def test_packs_hold_the_component_list(wizard_built, players):
     pdf, manifest = wizard_built.pdf(players, "a4"), wizard_built.manifest(players, "a4")
     counted = Counter()
     for entry, placed, _ in card_pages(pdf, manifest, roles=("cards-front", "cards")):
-        counted[entry["component"]] += len(placed)
+        assert len(placed) == len(entry["slots"])
+        counted.update(slot["component"] for slot in entry["slots"])
     assert dict(counted) == SEED[players]
     assert not any("xinghongzhanfang" in s["card"] for e in manifest["pages"] for s in e.get("slots", []))
     printed = {(p["piece"], p["copy"]) for e in manifest["pages"] if e["role"] in ("board", "board-tile")
@@ -80,13 +81,13 @@ def test_extras_pack_holds_only_the_beta_card(wizard_built):
 def test_xii_cards_print_hp_by_rank_and_backs_the_steps(wizard_built):
     manifest = wizard_built.manifest(4, "a4")
     path = wizard_built.folder / manifest["file"]
-    front = next(e for e in manifest["pages"] if e.get("component") == "explore-12" and e["role"] == "cards-front")
+    front = next(e for e in manifest["pages"] if "explore-12" in e.get("components", []) and e["role"] == "cards-front")
     text = page_text(path, front["number"]).replace(" ", "")
     assert "时间沙漏" in text and all(str(v) in text for v in (90, 80, 70, 60, 180, 160, 140, 120))
     back = page_text(path, front["number"] + 1).replace(" ", "")
     assert "前进至多12步" in back and "前进至多24步" in back
     for level in (3, 6, 9):
-        page = next(e for e in manifest["pages"] if e.get("component") == f"explore-{level}" and e["role"] == "cards-back")
+        page = next(e for e in manifest["pages"] if f"explore-{level}" in e.get("components", []) and e["role"] == "cards-back")
         assert f"前进至多{level}步" in page_text(path, page["number"]).replace(" ", "")
 
 

@@ -135,7 +135,7 @@ def test_score_sheet_and_maps_print_the_pack(nights_built, players):
 def test_lantern_values_read_from_both_ends(nights_built):
     manifest = nights_built.manifest(4, "a4")
     path = nights_built.folder / manifest["file"]
-    entry = next(e for e in manifest["pages"] if e.get("component") == "lanterns" and e["role"] == "cards-front")
+    entry = next(e for e in manifest["pages"] if e.get("components") == ["lanterns"] and e["role"] == "cards-front")
     page = PdfReader(str(path)).pages[entry["number"] - 1]
     values = {int(s["card"] == "lanterns/ember") for s in entry["slots"]}
     upright = page.extract_text(orientations=(0,))

@@ -89,7 +89,6 @@ def _check_cards(pdf, manifest, report: Report) -> None:
             report.findings.append(f"page {number}: {len(placed)} cards placed, the manifest lists "
                                    f"{len(entry['slots'])}")
             continue
-        component = declared.get(entry["component"])
         trims = []
         for slot, item in zip(entry["slots"], placed):
             report.cards += slot["side"] == "front"
@@ -101,7 +100,7 @@ def _check_cards(pdf, manifest, report: Report) -> None:
             trims.append(trim)
             if slot["side"] == "front" and item.label != slot["card"]:
                 report.findings.append(f"{card}: the PDF places {item.label} here")
-            w, h = component["trim_mm"]
+            w, h = declared[slot.get("component", entry["component"])]["trim_mm"]
             if not (_close(trim.w, w) and _close(trim.h, h)):
                 report.findings.append(f"{card}: trim {trim.w:.2f} × {trim.h:.2f} mm, declared {w:g} × {h:g} mm")
             x, y, _, _ = slot["trim"]

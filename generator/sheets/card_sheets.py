@@ -29,27 +29,45 @@ class CardSheets:
                                         len(items), items, two_sided))
         return sections
 
-    def impose(self, imposer: Imposer, body: Body, section: Section, paper: str) -> list:
-        """Add the deck's sheets; returns the back sheets still to add (at the end, with --duplex none)."""
+    def groups(self, sections: list[Section]) -> list[list[Section]]:
+        """Decks that share sheets: consecutive decks of one card size, bleed, stock and sidedness (so every
+        slot keeps its own back and no sheet mixes card stock with paper). One deck each with --sheets per-deck."""
+        groups: list[list[Section]] = []
+        for section in sections:
+            if groups and self.options.sheets == "shared" and self._key(groups[-1][0]) == self._key(section):
+                groups[-1].append(section)
+            else:
+                groups.append([section])
+        return groups
+
+    def _key(self, section: Section) -> tuple:
         deck = self.game.decks[section.id]
-        where = (deck.file, None)
-        if section.two_sided and self.options.duplex == "gutterfold":
-            grid = fold_grid(paper, deck.trim, deck.bleed, where=where)
-            for sheet_no, chunk in enumerate(chunks(section.items, grid.per_sheet), 1):
-                body.add({**self._fold_sheet(imposer, grid, deck, chunk), "component": deck.id, "sheet": sheet_no},
-                         section, run=section.run)
+        return (tuple(deck.trim), deck.bleed, deck.spec.stock, section.two_sided)
+
+    def impose(self, imposer: Imposer, body: Body, group: list[Section], paper: str) -> list:
+        """Add the sheets of a group of decks, each sheet filled before the next starts; returns the
+        back sheets still to add (at the end, with --duplex none)."""
+        first = self.game.decks[group[0].id]
+        items = [(section, card, copy) for section in group for card, copy in section.items]
+        two_sided = group[0].two_sided
+        where = (first.file, None)
+        if two_sided and self.options.duplex == "gutterfold":
+            grid = fold_grid(paper, first.trim, first.bleed, where=where)
+            for sheet_no, chunk in enumerate(chunks(items, grid.per_sheet), 1):
+                body.add({**self._fold_sheet(imposer, grid, chunk), **_owners(chunk), "sheet": sheet_no},
+                         *_sections(chunk), run=group[0].run)
             return []
-        grid = card_grid(paper, deck.trim, deck.bleed, where=where)
+        grid = card_grid(paper, first.trim, first.bleed, where=where)
         deferred = []
-        for sheet_no, chunk in enumerate(chunks(section.items, grid.per_sheet), 1):
-            entry = self._card_sheet(imposer, grid, deck, chunk, "face")
-            front = body.add({**entry, "component": deck.id, "sheet": sheet_no}, section, run=section.run)
-            if not section.two_sided:
+        for sheet_no, chunk in enumerate(chunks(items, grid.per_sheet), 1):
+            entry = self._card_sheet(imposer, grid, chunk, "face")
+            front = body.add({**entry, **_owners(chunk), "sheet": sheet_no}, *_sections(chunk), run=group[0].run)
+            if not two_sided:
                 continue
 
             def make_back(chunk=chunk, front=front, sheet_no=sheet_no):
-                entry = self._card_sheet(imposer, grid, deck, chunk, "back")
-                body.add({**entry, "component": deck.id, "sheet": sheet_no, "front_page": front}, section,
+                entry = self._card_sheet(imposer, grid, chunk, "back")
+                body.add({**entry, **_owners(chunk), "sheet": sheet_no, "front_page": front}, *_sections(chunk),
                          run=back_run(self.options.duplex))
             if self.options.duplex == "none":
                 deferred.append(make_back)
@@ -57,10 +75,11 @@ class CardSheets:
                 make_back()
         return deferred
 
-    def _card_sheet(self, imposer: Imposer, grid: CardGrid, deck, chunk: list[tuple[Card, int]], side: str) -> dict:
+    def _card_sheet(self, imposer: Imposer, grid: CardGrid, chunk: list[tuple[Section, Card, int]], side: str) -> dict:
         page = imposer.new_page(grid.page)
         placements, slots, rotations = [], [], []
-        for slot, (card, copy) in zip(grid.slots, chunk):
+        for slot, (section, card, copy) in zip(grid.slots, chunk):
+            deck = self.game.decks[section.id]
             trim, clip, rotation = slot.trim, slot.bleed, 0
             if side == "back":
                 trim, rotation = back_placement(slot.trim, grid.page, self.options.duplex, self.options.back_offset)
@@ -69,24 +88,42 @@ class CardSheets:
             label = card.uid if side == "face" else f"{deck.id} back"   # one back design serves many cards
             placements.append((face.key, self.rendered.pages[face.key], trim, clip, deck.bleed, label))
             rotations.append(rotation)
-            slots.append({"card": card.uid, "copy": copy, "side": "back" if side == "back" else "front",
+            slots.append({"card": card.uid, "component": deck.id, "copy": copy,
+                          "side": "back" if side == "back" else "front",
                           "trim": trim.as_list(), "bleed": clip.as_list(), "rotation": rotation})
         imposer.place(page, placements, marks=grid.marks(len(chunk)) if side == "face" else (),
                       page_size=grid.page, rotations=rotations)
-        role = ("cards-front" if side == "face" else "cards-back") if deck.spec.back else "cards"
+        role = ("cards-front" if side == "face" else "cards-back") if chunk[0][0].two_sided else "cards"
         return {"role": role, "size": list(grid.page), "slots": slots}
 
-    def _fold_sheet(self, imposer: Imposer, grid: FoldGrid, deck, chunk) -> dict:
+    def _fold_sheet(self, imposer: Imposer, grid: FoldGrid, chunk) -> dict:
         """Fronts left of the fold, backs mirrored on the right: fold, glue, cut."""
         page = imposer.new_page(grid.page)
         placements, slots = [], []
-        for front_slot, back_slot, (card, copy) in zip(grid.fronts, grid.backs, chunk):
+        for front_slot, back_slot, (section, card, copy) in zip(grid.fronts, grid.backs, chunk):
+            deck = self.game.decks[section.id]
             for side, slot in (("face", front_slot), ("back", back_slot)):
                 face = self.faces[(deck.id, card.id, side)]
                 label = card.uid if side == "face" else f"{deck.id} back"
                 placements.append((face.key, self.rendered.pages[face.key], slot.trim, slot.bleed, deck.bleed, label))
-                slots.append({"card": card.uid, "copy": copy, "side": "front" if side == "face" else "back",
+                slots.append({"card": card.uid, "component": deck.id, "copy": copy,
+                              "side": "front" if side == "face" else "back",
                               "trim": slot.trim.as_list(), "bleed": slot.bleed.as_list(), "rotation": 0})
         fold = Mark(grid.fold_x, MIN_MARGIN, grid.fold_x, grid.page[1] - MIN_MARGIN)
         imposer.place(page, placements, marks=grid.marks(len(chunk)), page_size=grid.page, fold=fold)
         return {"role": "cards-fold", "size": list(grid.page), "fold_x": round(grid.fold_x, 3), "slots": slots}
+
+
+def _sections(chunk) -> list[Section]:
+    """The decks on one sheet, in slot order."""
+    seen: list[Section] = []
+    for section, _, _ in chunk:
+        if not any(section is s for s in seen):
+            seen.append(section)
+    return seen
+
+
+def _owners(chunk) -> dict:
+    """Which decks a sheet holds, for the manifest: `component` is the first, `components` every one."""
+    ids = [s.id for s in _sections(chunk)]
+    return {"component": ids[0], "components": ids}

@@ -82,8 +82,9 @@ class PackBuilder:
         imposer = Imposer(body.pdf)
         deferred = []                     # back pages printed at the end (--duplex none)
         for run in RUNS[:-1]:
-            for section in (s for s in sections if s.run == run and s.kind == "deck"):
-                deferred += self.cards.impose(imposer, body, section, paper)
+            decks = [s for s in sections if s.run == run and s.kind == "deck"]
+            for group in self.cards.groups(decks):
+                deferred += self.cards.impose(imposer, body, group, paper)
             pieces = [s for s in sections if s.run == run and s.kind == "piece"]
             if pieces:
                 deferred += self.pieces.draw(body, pieces, paper, pack)

@@ -42,7 +42,7 @@ def manifest(game: Game, pack: PackSpec, paper: str, file: str, options: PrintOp
             "variant": pack.variant, "paper": paper, "page_size_mm": list(PAPERS[paper]),
             "file": file, "units": "mm, origin top-left of the page",
             "print": {"duplex": o.duplex, "back_offset_mm": list(o.back_offset), "ink_saver": o.ink_saver,
-                      "fit": o.fit, "printer": o.printer},
+                      "fit": o.fit, "printer": o.printer, "sheets": o.sheets},
             "components": [_component(game, section, offset) for section in sections],
             "runs": [{"run": r["run"], "pages": [r["first"], r["last"]], "settings": r["title"]} for r in runs],
             "pages": pages}

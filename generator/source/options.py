@@ -22,6 +22,8 @@ from generator.atomic import write_atomic
 from generator.errors import PnpError, Problem
 from generator.geometry import DUPLEX_MODES
 
+SHEET_MODES = ("shared", "per-deck")
+
 CONFIG = "pnp.toml"
 
 
@@ -32,12 +34,13 @@ class PrintOptions:
     ink_saver: bool = False
     fit: bool = False            # oversize boards reduced to one sheet instead of tiled
     printer: str | None = None
+    sheets: str = "shared"       # "shared": decks of one size and stock fill each other's free slots; "per-deck"
 
     @property
     def suffix(self) -> str:
         """Added to file names so a pack made for another setup never overwrites the default one."""
         parts = ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
-            + (["fit"] if self.fit else [])
+            + (["fit"] if self.fit else []) + ([] if self.sheets == "shared" else [self.sheets])
         return "".join(f"-{p}" for p in parts)
 
 
@@ -53,7 +56,8 @@ def read_config(root: Path) -> dict:
 
 
 def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,
-            ink_saver: bool = False, fit: bool = False, printer: str | None = None) -> PrintOptions:
+            ink_saver: bool = False, fit: bool = False, printer: str | None = None,
+            sheets: str = "shared") -> PrintOptions:
     """Command-line values first, then the chosen printer's saved settings, then defaults."""
     config = read_config(root)
     printer = printer or config.get("print", {}).get("printer")
@@ -67,7 +71,7 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
     offset = back_offset if back_offset is not None else tuple(saved.get("back_offset", (0.0, 0.0)))
     if len(offset) != 2 or not all(isinstance(v, (int, float)) for v in offset):
         raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers (mm), got {offset!r}"))
-    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer)
+    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets)
 
 
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:

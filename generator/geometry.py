@@ -401,3 +401,39 @@ def back_placement(rect: Rect, page: tuple[float, float], duplex: str,
         Rect(rect.x, h - rect.y - rect.h, rect.w, rect.h)
     dx, dy = offset
     return Rect(moved.x + dx, moved.y + dy, moved.w, moved.h), (180 if mode == "short" else 0)
+
+
+CUT_BLEED = 1.0         # mm of bleed a cutter sheet keeps at least: the machine's registration is ±0.5 mm
+
+
+def area_grid(page: tuple[float, float], area: Rect, trim: tuple[float, float], bleed: float,
+              paper: str = "") -> CardGrid:
+    """A card grid inside `area` (a cutting machine's print-and-cut zone), bleeds included. Each card
+    keeps its full bleed when that holds as many cards as butting them (shared cut lines) would;
+    the outer bleed shrinks to CUT_BLEED when that makes one more row or column fit. No crop marks:
+    the machine cuts, and marks near its registration marks would confuse its sensor."""
+    w, h = trim
+    least = min(bleed, CUT_BLEED)
+    best = None
+    for gutter in (2 * bleed, 0.0):
+        cols = int((area.w - 2 * least + gutter) // (w + gutter))
+        rows = int((area.h - 2 * least + gutter) // (h + gutter))
+        if cols >= 1 and rows >= 1 and (best is None or cols * rows > best[0] * best[1]):
+            best = (cols, rows, gutter)
+    if best is None:
+        raise ValueError(f"cards of {w:g} × {h:g} mm do not fit the {area.w:.1f} × {area.h:.1f} mm cutting area")
+    cols, rows, gutter = best
+    span_w, span_h = cols * w + (cols - 1) * gutter, rows * h + (rows - 1) * gutter
+    x0, y0 = area.x + (area.w - span_w) / 2, area.y + (area.h - span_h) / 2
+    ox, oy = min(bleed, (area.w - span_w) / 2), min(bleed, (area.h - span_h) / 2)
+    inner = gutter / 2
+    slots = []
+    for r in range(rows):
+        for c in range(cols):
+            trim_rect = Rect(x0 + c * (w + gutter), y0 + r * (h + gutter), w, h)
+            left = ox if c == 0 else inner
+            right = ox if c == cols - 1 else inner
+            top = oy if r == 0 else inner
+            bottom = oy if r == rows - 1 else inner
+            slots.append(Slot(r, c, trim_rect, trim_rect.grown(left, top, right, bottom)))
+    return CardGrid(paper, page, cols, rows, tuple(slots), (ox, oy), (gutter, gutter))

@@ -70,8 +70,9 @@ def page_height(page: pikepdf.Page) -> float:
     return box[3] - box[1]
 
 
-def walk(page: pikepdf.Page) -> tuple[list[Placed], list[Segment]]:
-    """Form XObjects drawn by the page's own content, and the straight lines it strokes."""
+def walk(page: pikepdf.Page, boxes: list[Rect] | None = None) -> tuple[list[Placed], list[Segment]]:
+    """Form XObjects drawn by the page's own content, and the straight lines it strokes; with
+    `boxes`, also the rectangles it fills (registration marks), appended to that list."""
     h = page_height(page)
     placed, segments = [], []
     ctm, clip, stack = [1, 0, 0, 1, 0, 0], None, []
@@ -100,6 +101,8 @@ def walk(page: pikepdf.Page) -> tuple[list[Placed], list[Segment]]:
                 segments.append(Segment(x1 * MM, (h - y1) * MM, x2 * MM, (h - y2) * MM))
             path = []
         elif op in ("n", "f", "F", "B", "b", "f*", "B*", "b*"):
+            if boxes is not None and op in ("f", "F") and pending_rect:
+                boxes.append(_to_rect(pending_rect, h))
             path, pending_rect = [], None
         elif op == "Do":
             name = str(operands[0])

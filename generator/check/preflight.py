@@ -113,10 +113,35 @@ def _check_cards(pdf, manifest, report: Report) -> None:
                         report.findings.append(f"{card}: a crop mark enters its {what} area "
                                                f"({seg.x1:.1f}, {seg.y1:.1f})–({seg.x2:.1f}, {seg.y2:.1f}) mm")
         measured[number] = trims
+        if "cut_area" in entry:
+            _check_cutter(entry, placed, report)
         if entry["role"] == "cards-fold":
             _check_fold(entry, trims, report)
         if entry["role"] == "cards-back" and len(trims) == len(entry["slots"]):
             _check_back(entry, trims, measured.get(entry.get("front_page")), placed, duplex, offset, report)
+
+
+def _check_cutter(entry, placed, report: Report) -> None:
+    """On a cutter sheet every printed card (bleed included) lies inside the machine's cutting area,
+    and every registration mark lies on the paper."""
+    number = entry["number"]
+    ax, ay, aw, ah = entry["cut_area"]
+    area = Rect(ax, ay, aw, ah)
+    for slot, item in zip(entry["slots"], placed):
+        printed = item.clip or item.rect
+        if not _inside(printed, area):
+            report.findings.append(f"page {number}, card {slot['card']}: it crosses the {entry['cutter']} "
+                                   f"cutting area ({printed.x:.1f}, {printed.y:.1f}, {printed.w:.1f} × {printed.h:.1f} mm)")
+    pw, ph = entry["size"]
+    for kind, x, y, a, b, _ in entry["registration"]:
+        corners = [(x, y), (x + a, y + b)] if kind == "box" else [(x, y), (a, b)]
+        if not all(-TOLERANCE <= cx <= pw + TOLERANCE and -TOLERANCE <= cy <= ph + TOLERANCE for cx, cy in corners):
+            report.findings.append(f"page {number}: a registration mark lies off the paper")
+
+
+def _inside(rect: Rect, area: Rect) -> bool:
+    return (rect.x >= area.x - TOLERANCE and rect.y >= area.y - TOLERANCE
+            and rect.x + rect.w <= area.x + area.w + TOLERANCE and rect.y + rect.h <= area.y + area.h + TOLERANCE)
 
 
 def _check_back(entry, backs: list[Rect], fronts: list[Rect] | None, placed, duplex, offset, report) -> None:

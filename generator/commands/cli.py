@@ -162,13 +162,17 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--sheets", type=click.Choice(SHEET_MODES), default="shared", show_default=True,
               help="shared: decks of one card size and stock fill each other's free slots; per-deck: every deck "
                    "starts on a fresh sheet.")
+@click.option("--cutter", type=click.Choice(["silhouette", "cricut"]),
+              help="Lay card sheets out for a print-then-cut machine: its registration marks and cutting area, "
+                   "and a cut file (SVG + DXF) per sheet beside the PDF.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Processes rendering card faces (default: every core).")
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, sheets, jobs, only, project_dir):
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, sheets, cutter, jobs, only,
+          project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
     Every pack is read back and preflighted before it replaces the previous file. Card faces
@@ -188,7 +192,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     counts = _players(players)
     offset = _offset(back_offset)
     project = _project(ctx, project_dir)
-    options = resolve(project.root, duplex, offset, ink_saver, fit, printer, sheets)
+    options = resolve(project.root, duplex, offset, ink_saver, fit, printer, sheets, cutter)
     games = [game] if game else project.games()
     if counts and not game:
         raise click.UsageError("--players needs a GAME")

@@ -2,7 +2,10 @@
 or gutter-fold sheets with fronts and backs side by side."""
 from __future__ import annotations
 
-from generator.geometry import MIN_MARGIN, CardGrid, FoldGrid, Mark, back_placement, card_grid, fold_grid
+from generator.errors import PnpError, Problem
+from generator.geometry import (MIN_MARGIN, PAPERS, CardGrid, FoldGrid, Mark, area_grid, back_placement, card_grid,
+                                fold_grid)
+from generator.sheets import cutters
 from generator.render.cards import Rendered
 from generator.sheets.impose import Imposer
 from generator.sheets.sections import Body, Section, back_run, chunks, run_for
@@ -57,7 +60,7 @@ class CardSheets:
                 body.add({**self._fold_sheet(imposer, grid, chunk), **_owners(chunk), "sheet": sheet_no},
                          *_sections(chunk), run=group[0].run)
             return []
-        grid = card_grid(paper, first.trim, first.bleed, where=where)
+        grid = self._grid(paper, first, where)
         deferred = []
         for sheet_no, chunk in enumerate(chunks(items, grid.per_sheet), 1):
             entry = self._card_sheet(imposer, grid, chunk, "face")
@@ -75,6 +78,33 @@ class CardSheets:
                 make_back()
         return deferred
 
+    def _grid(self, paper: str, deck, where) -> CardGrid:
+        if not self.options.cutter:
+            return card_grid(paper, deck.trim, deck.bleed, where=where)
+        cutter = cutters.CUTTERS[self.options.cutter]
+        best, error = None, None
+        pw, ph = PAPERS[paper]
+        for page in ((pw, ph), (ph, pw)):          # portrait first; landscape when it holds more
+            try:
+                grid = area_grid(page, cutters.cut_area(cutter, page), deck.trim, deck.bleed, paper)
+            except ValueError as exc:
+                error = exc
+                continue
+            if best is None or grid.per_sheet > best.per_sheet:
+                best = grid
+        if best is None:
+            raise PnpError(Problem(*where, f"{error} of {cutter.name} on {paper}",
+                                   "choose a smaller card size, or print without --cutter"))
+        return best
+
+    def _registration(self, imposer: Imposer, page, grid: CardGrid) -> dict:
+        """A cutter sheet's marks, drawn on the fronts (the machine reads the printed side)."""
+        cutter = cutters.CUTTERS[self.options.cutter]
+        shapes = cutters.registration(cutter, grid.page)
+        imposer.append_content(page, cutters.pdf_ops(shapes, grid.page[1]))
+        return {"cutter": cutter.id, "cut_area": cutters.cut_area(cutter, grid.page).as_list(),
+                "registration": [s.as_list() for s in shapes]}
+
     def _card_sheet(self, imposer: Imposer, grid: CardGrid, chunk: list[tuple[Section, Card, int]], side: str) -> dict:
         page = imposer.new_page(grid.page)
         placements, slots, rotations = [], [], []
@@ -91,10 +121,14 @@ class CardSheets:
             slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                           "side": "back" if side == "back" else "front",
                           "trim": trim.as_list(), "bleed": clip.as_list(), "rotation": rotation})
-        imposer.place(page, placements, marks=grid.marks(len(chunk)) if side == "face" else (),
+        crop = side == "face" and not self.options.cutter
+        imposer.place(page, placements, marks=grid.marks(len(chunk)) if crop else (),
                       page_size=grid.page, rotations=rotations)
         role = ("cards-front" if side == "face" else "cards-back") if chunk[0][0].two_sided else "cards"
-        return {"role": role, "size": list(grid.page), "slots": slots}
+        entry = {"role": role, "size": list(grid.page), "slots": slots}
+        if self.options.cutter and side == "face":
+            entry.update(self._registration(imposer, page, grid))
+        return entry
 
     def _fold_sheet(self, imposer: Imposer, grid: FoldGrid, chunk) -> dict:
         """Fronts left of the fold, backs mirrored on the right: fold, glue, cut."""

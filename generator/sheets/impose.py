@@ -79,6 +79,10 @@ class Imposer:
             ops.append(f"{_num(pt(fold.x1))} {_num(pt(ph - fold.y1))} m {_num(pt(fold.x2))} {_num(pt(ph - fold.y2))} l S Q")
         self._append_content(page, "\n".join(ops))
 
+    def append_content(self, page: pikepdf.Page, text: str) -> None:
+        """Draw more on a sheet (registration marks) after its placements."""
+        self._append_content(page, text)
+
     def _append_content(self, page: pikepdf.Page, text: str) -> None:
         stream = pikepdf.Stream(self.out, text.encode("ascii"))
         if "/Contents" in page:

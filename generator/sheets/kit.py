@@ -16,7 +16,7 @@ from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, write_pack
+from generator.sheets.pack import PackBuilder, write_pack, written_files
 from generator.source.project import Project
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
@@ -142,7 +142,7 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             pdf, manifest = builder.build(pack, paper)
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
             say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
-            written.append(path)
+            written += written_files(project, path, manifest)
     if not options.ink_saver:
         record_faces(project, game, faces, packs)
     return written, rendered.fresh

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pikepdf
@@ -19,6 +20,7 @@ from generator.render.cards import Rendered
 from generator.render.fontmerge import merge_fonts
 from generator.render.info import InfoPage
 from generator.sheets.card_sheets import CardSheets
+from generator.sheets.cutters import cut_file_names, cut_files
 from generator.sheets.impose import Imposer
 from generator.sheets import pack_record
 from generator.sheets.piece_sheets import PieceSheets
@@ -130,14 +132,32 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     staged = {}
     try:
         for ext, data in (("pdf", pdf), ("json", (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode())):
-            staged[ext] = stage(folder / f"{name}.{ext}", data)
-        report = preflight(staged["pdf"], staged["json"], display=project.display(folder / f"{name}.pdf"))
+            staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data)
+        for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
+            staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
+        report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
+                           display=project.display(folder / f"{name}.pdf"))
         if not report.ok:
             raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
-        for ext, tmp in staged.items():
-            commit(tmp, folder / f"{name}.{ext}")
+        for target, tmp in staged.items():
+            commit(tmp, target)
         staged = {}
+        _drop_old_cut_files(folder / f"{name}-cut", cut_file_names(manifest))
     finally:
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
     return project.display(folder / f"{name}.pdf"), report
+
+
+def _drop_old_cut_files(folder, keep: list[str]) -> None:
+    """Cut files of sheets this build no longer has would be cut against the wrong page."""
+    if folder.is_dir():
+        for old in folder.iterdir():
+            if old.name not in keep and old.suffix in (".svg", ".dxf"):
+                old.unlink()
+
+
+def written_files(project: Project, pdf_path: str, manifest: dict) -> list[str]:
+    """The pack and the cut files beside it, as the stamp records them."""
+    cut = Path(pdf_path).with_suffix("").as_posix() + "-cut"
+    return [pdf_path] + [f"{cut}/{name}" for name in cut_file_names(manifest)]

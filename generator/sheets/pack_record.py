@@ -42,7 +42,8 @@ def manifest(game: Game, pack: PackSpec, paper: str, file: str, options: PrintOp
             "variant": pack.variant, "paper": paper, "page_size_mm": list(PAPERS[paper]),
             "file": file, "units": "mm, origin top-left of the page",
             "print": {"duplex": o.duplex, "back_offset_mm": list(o.back_offset), "ink_saver": o.ink_saver,
-                      "fit": o.fit, "printer": o.printer, "sheets": o.sheets},
+                      "fit": o.fit, "printer": o.printer, "sheets": o.sheets,
+                      "cutter": o.cutter},
             "components": [_component(game, section, offset) for section in sections],
             "runs": [{"run": r["run"], "pages": [r["first"], r["last"]], "settings": r["title"]} for r in runs],
             "pages": pages}
@@ -56,7 +57,7 @@ def _component(game: Game, section: Section, offset: int) -> dict:
         counts: dict[str, int] = {}
         for card, _ in section.items:
             counts[card.uid] = counts.get(card.uid, 0) + 1
-        item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed,
+        item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed, corner_radius_mm=deck.corner_radius,
                     cards=[{"id": uid, "copies": n} for uid, n in counts.items()])
     else:
         piece = game.pieces[section.id]

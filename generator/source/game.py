@@ -58,6 +58,12 @@ class Deck:
     def safe(self) -> float:
         return self.spec.safe if self.spec.safe is not None else self.game.spec.card.safe
 
+    @property
+    def corner_radius(self) -> float:
+        """Never more than half the card's shorter side (a 15 mm radius on a mini card is a circle's worth)."""
+        radius = self.spec.corner_radius if self.spec.corner_radius is not None else self.game.spec.card.corner_radius
+        return min(radius, min(self.trim) / 2)
+
     def card(self, card_id: str) -> Card:
         return next(c for c in self.cards if c.id == card_id)
 

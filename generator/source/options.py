@@ -35,12 +35,14 @@ class PrintOptions:
     fit: bool = False            # oversize boards reduced to one sheet instead of tiled
     printer: str | None = None
     sheets: str = "shared"       # "shared": decks of one size and stock fill each other's free slots; "per-deck"
+    cutter: str | None = None    # a print-then-cut machine (sheets/cutters.py): its marks, area and cut files
 
     @property
     def suffix(self) -> str:
         """Added to file names so a pack made for another setup never overwrites the default one."""
         parts = ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
-            + (["fit"] if self.fit else []) + ([] if self.sheets == "shared" else [self.sheets])
+            + (["fit"] if self.fit else []) + ([] if self.sheets == "shared" else [self.sheets]) \
+            + ([self.cutter] if self.cutter else [])
         return "".join(f"-{p}" for p in parts)
 
 
@@ -57,7 +59,7 @@ def read_config(root: Path) -> dict:
 
 def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,
             ink_saver: bool = False, fit: bool = False, printer: str | None = None,
-            sheets: str = "shared") -> PrintOptions:
+            sheets: str = "shared", cutter: str | None = None) -> PrintOptions:
     """Command-line values first, then the chosen printer's saved settings, then defaults."""
     config = read_config(root)
     printer = printer or config.get("print", {}).get("printer")
@@ -71,7 +73,10 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
     offset = back_offset if back_offset is not None else tuple(saved.get("back_offset", (0.0, 0.0)))
     if len(offset) != 2 or not all(isinstance(v, (int, float)) for v in offset):
         raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers (mm), got {offset!r}"))
-    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets)
+    if cutter and duplex == "gutterfold":
+        raise PnpError(Problem("--cutter", None, "a cutter sheet cannot be folded: use --duplex long, short or "
+                               "none with --cutter"))
+    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets, cutter)
 
 
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:

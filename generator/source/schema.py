@@ -59,6 +59,8 @@ class CardDefaults(Strict):
     size: SizeRef = "euro-poker"
     bleed: float = Field(3.0, ge=0, le=10, description="mm of artwork beyond the trim")
     safe: float = Field(3.0, ge=0, le=15, description="mm inside the trim kept free of text")
+    corner_radius: float = Field(0.0, ge=0, le=15, description="mm: rounded corners, followed by cut files and "
+                                 "previews (0: square)")
 
 
 class PlayerColour(Strict):
@@ -153,6 +155,7 @@ class DeckSpec(Strict):
     size: SizeRef | None = None
     bleed: float | None = Field(None, ge=0, le=10)
     safe: float | None = Field(None, ge=0, le=15)
+    corner_radius: float | None = Field(None, ge=0, le=15, description="mm; overrides the game's card.corner_radius")
     stock: Literal["card", "paper"] = "card"
     css: list[str] = Field(default_factory=list)
     fields: dict[str, FieldSpec] = Field(default_factory=dict)

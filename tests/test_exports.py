@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 import re
 import zipfile
 from pathlib import Path
@@ -154,6 +155,37 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
             assert max(i % 100 for i in used) < sheet["NumWidth"] * sheet["NumHeight"] - 1   # the last slot is the back
         names = {c["Nickname"] for c in obj["ContainedObjects"]}
         assert len(names) >= 1 and all(names)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, game):
+    """One saved object for the whole pack: every deck, and every piece copy at its printed size."""
+    kit = built(tmp_path_factory, game)
+    result = pnp(kit.project, "export", game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
+    assert result.exit_code == 0, result.output
+    objects = json.loads((kit.folder / "tts" / f"{game}.json").read_text(encoding="utf-8"))["ObjectStates"]
+    decks = [o for o in objects if o["Name"] in ("DeckCustom", "CardCustom")]
+    assert len(decks) == len(_pack_counts(kit))
+    pieces = [o for o in objects if o["Name"] in ("Custom_Tile", "Custom_Token")]
+    components = [c for c in kit.largest_manifest()["components"] if c["kind"] == "piece"]
+    assert Counter(o["Description"] for o in pieces) == {c["id"]: c["count"] for c in components}
+    sizes = {c["id"]: c["size_mm"] for c in components}
+    for obj in pieces:
+        w_mm, h_mm = sizes[obj["Description"]]
+        assert obj["Transform"]["scaleX"] == pytest.approx(w_mm / 25.4 / 2, abs=1e-3)
+        if obj["Name"] == "Custom_Tile":
+            assert obj["Transform"]["scaleZ"] == pytest.approx(h_mm / 25.4 / 2, abs=1e-3)
+        assert (obj["Name"] == "Custom_Token") == (max(w_mm, h_mm) <= 60)
+        for key in ("ImageURL", "ImageSecondaryURL"):
+            url = obj["CustomImage"][key]
+            if url:
+                assert url.startswith("https://example.org/kit/tts/piece-")
+                assert (kit.folder / "tts" / url.rsplit("/", 1)[1]).is_file()
+    for deck in decks:
+        for sheet in (deck.get("CustomDeck") or {}).values():
+            assert sheet["FaceURL"].startswith("https://example.org/kit/tts/")
+    spots = {o["Transform"]["posX"] for o in decks}
+    assert len(spots) == len(decks) and not spots & {o["Transform"]["posX"] for o in pieces}
 
 
 def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):

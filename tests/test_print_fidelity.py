@@ -213,7 +213,7 @@ def test_preflight_finds_a_single_board_without_trim_box(cephiro, pack_copy):
 def test_good_pack_passes_with_a_report(cephiro, pack_copy):
     result = pnp(cephiro, "preflight", str(pack_copy))
     assert result.exit_code == 0
-    assert "21 pages, 64 cards" in result.output and "fonts embedded, 0 images — ok" in result.output
+    assert "19 pages, 64 cards" in result.output and "fonts embedded, 0 images — ok" in result.output
 
 
 # --- card sizes -------------------------------------------------------------------------------

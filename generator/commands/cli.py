@@ -280,7 +280,9 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
 @click.option("--shop", type=click.Choice(["tgc", "mpc", "dtc", "png"]),
               help="Card images for a print shop (png: each card at its own size), zipped with counts.csv.")
 @click.option("--dpi", type=click.Choice(["300", "600"]), default="300", show_default=True)
-@click.option("--tts", is_flag=True, help="Tabletop Simulator deck sheets and saved objects.")
+@click.option("--tts", is_flag=True, help="Tabletop Simulator: deck sheets, boards and tokens, and saved objects.")
+@click.option("--tts-base-url", help="With --tts: load images from this URL (a hosted copy of build/<game>/tts/), "
+                                     "so every player of a multiplayer game sees them.")
 @click.option("--pdfx", is_flag=True, help="With --shop dtc: write the PDF as PDF/X-4.")
 @click.option("--icc", type=click.Path(dir_okay=False), help="The shop's CMYK ICC profile for --pdfx.")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to export (default: the largest).")
@@ -288,7 +290,7 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
 @_project_option
 @click.pass_context
 @handles_problems
-def export(ctx, game, shop, dpi, tts, pdfx, icc, players, jobs, project_dir):
+def export(ctx, game, shop, dpi, tts, tts_base_url, pdfx, icc, players, jobs, project_dir):
     """Files for print shops and Tabletop Simulator, written to build/<game>/."""
     if not shop and not tts:
         raise click.UsageError("say what to export: --shop tgc|mpc|dtc|png and/or --tts")
@@ -301,7 +303,7 @@ def export(ctx, game, shop, dpi, tts, pdfx, icc, players, jobs, project_dir):
         export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo)
     if tts:
         from generator.export.tts import export_tts
-        export_tts(project, assets, game, players, jobs, say=click.echo)
+        export_tts(project, assets, game, players, jobs, say=click.echo, base_url=tts_base_url)
 
 
 @main.command()

@@ -19,7 +19,7 @@ from generator.render.fontmerge import merge_fonts
 from generator.source.game import Card, Game
 from generator.geometry import pt
 from generator.source.project import Project
-from generator.export.raster import Frame, draw_pages
+from generator.export.raster import Frame, cut_preview, draw_pages
 from generator.render.cards import CardRenderer
 
 PROOF_DPI = 200
@@ -72,6 +72,10 @@ def proof_cards(project: Project, assets: Assets, game_id: str, wanted: list[str
         base = project.build / game.id / "cards" / card.uid.replace("/", "-")
         write_atomic(base.with_suffix(".pdf"), buffer.getvalue())
         frame = Frame.at_dpi(sides[0].page_size, PROOF_DPI)
-        write_atomic(base.with_suffix(".png"), draw_pages(buffer.getvalue(), [frame], dpi=PROOF_DPI)[0])
+        image = draw_pages(buffer.getvalue(), [frame], dpi=PROOF_DPI)[0]
+        deck = sides[0].deck
+        if deck.corner_radius > 0:             # shown as it will be once cut
+            image = cut_preview(image, deck.bleed, deck.corner_radius, PROOF_DPI)
+        write_atomic(base.with_suffix(".png"), image)
         written.append(project.display(base.with_suffix(".pdf")))
     return written, rendered.fresh

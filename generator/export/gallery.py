@@ -17,11 +17,10 @@ from generator.source.assets import Assets
 from generator.atomic import write_atomic
 from generator.sheets.kit import check_game, faces_for, pick_pack
 from generator.source.game import Game
-from generator.geometry import PieceSheet, Placement, Rect
 from generator.source.project import Project
-from generator.export.raster import Frame, draw_pages, faces_pdf
+from generator.export.piece_images import piece_images
+from generator.export.raster import Frame, cut_preview, draw_pages, faces_pdf
 from generator.render.cards import CardRenderer
-from generator.check.validate import context as expression_context
 
 CARD_DPI = 150        # sharp on a laptop screen at twice the card's size, ~60 KB a card
 BOARD_PX = 1400       # the longer side of a board's image
@@ -51,6 +50,10 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
     keys = list(dict.fromkeys(f.key for f in faces.values()))
     frames = [Frame.at_dpi(next(f.page_size for f in faces.values() if f.key == k), CARD_DPI) for k in keys]
     images = dict(zip(keys, draw_pages(faces_pdf([rendered.pages[k] for k in keys], assets), frames, jobs)))
+    for key in keys:        # rounded decks are shown cut, as they will be held
+        deck = next(f.deck for f in faces.values() if f.key == key)
+        if deck.corner_radius > 0:
+            images[key] = cut_preview(images[key], deck.bleed, deck.corner_radius, CARD_DPI)
     for key, data in images.items():
         write_atomic(folder / "img" / f"{key}.png", data, durable=False)
     entries = []
@@ -97,28 +100,12 @@ def _name(card) -> str:
 def _pieces(project: Project, assets: Assets, game: Game, pack, folder) -> list[Entry]:
     """Each board, map and token once (the first player's colour for per-player ones)."""
     counts = game.piece_counts.get(pack.key, {})
-    wanted = [p for p in game.pieces.values() if counts.get(p.id)]
-    if not wanted:
-        return []
-    from generator.render.pieces import PieceCopy, PieceDrawer
-    drawer = PieceDrawer(assets, game)
-    colours = game.spec.player_colours
-    sheets, sides = [], []
-    for piece in wanted:
-        player = colours[0] if piece.per_player and colours else None
-        for side in ("front", "back") if piece.back is not None else ("front",):
-            copy = PieceCopy(piece, 1, player, side)
-            w, h = copy.size
-            sheets.append(PieceSheet((w, h), [Placement(copy, Rect(0, 0, w, h))]))
-            sides.append((piece, side))
-    pdf = drawer.draw_sheets(sheets, pack, expression_context(game))
-    frames = [Frame.at_dpi(s.page, BOARD_PX / max(s.page) * 25.4) for s in sheets]
-    images = draw_pages(pdf, frames)
     files = {}
-    for (piece, side), data in zip(sides, images):
-        name = f"img/piece-{piece.id}-{side}.png"
-        write_atomic(folder / name, data, durable=False)
-        files[(piece.id, side)] = name
+    for image in piece_images(assets, game, pack, BOARD_PX):
+        name = f"img/piece-{image.piece.id}-{image.side}.png"
+        write_atomic(folder / name, image.png, durable=False)
+        files[(image.piece.id, image.side)] = name
+    wanted = [p for p in game.pieces.values() if (p.id, "front") in files]
     return [Entry("piece", "pieces", "版图与配件", p.id, p.name, counts[p.id], files[(p.id, "front")],
                   files.get((p.id, "back")), f"{p.size.width:g} × {p.size.height:g} mm") for p in wanted]
 

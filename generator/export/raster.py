@@ -105,3 +105,19 @@ def draw_pages(pdf: bytes, frames: list[Frame], jobs: int = 1, dpi: float | None
     finally:
         _WORK = None
     return [image for chunk in results for image in chunk]
+
+
+def cut_preview(png: bytes, bleed_mm: float, radius_mm: float, dpi: float) -> bytes:
+    """A face image as the card looks once cut: bleed trimmed off, corners rounded (transparent).
+    For on-screen previews only; print-shop images stay square and full-bleed (the shop rounds)."""
+    from PIL import Image, ImageDraw
+    image = Image.open(io.BytesIO(png)).convert("RGBA")
+    inset = round(bleed_mm * dpi / MM_PER_INCH)
+    image = image.crop((inset, inset, image.width - inset, image.height - inset))
+    mask = Image.new("L", image.size, 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, image.width - 1, image.height - 1),
+                                           radius=radius_mm * dpi / MM_PER_INCH, fill=255)
+    image.putalpha(mask)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1, dpi=(dpi, dpi))
+    return buffer.getvalue()

@@ -1,10 +1,13 @@
-"""`pnp export GAME --tts`: Tabletop Simulator decks.
+"""`pnp export GAME --tts`: Tabletop Simulator decks, boards and tokens.
 
 Per deck of the pack: sheet images of at most 10 × 7 cards and 4096 px a side (card faces at
 their trim, no bleed), one back image (or a back sheet laid out like the faces when the
-backs differ), and a saved-object JSON that loads them from their local paths, with every
-copy and every card's name. Copy build/<game>/tts/*.json into Tabletop Simulator's
-"Saves/Saved Objects" folder; the images stay where they are.
+backs differ), and a saved-object JSON that loads them, with every copy and every card's
+name. Every board, map and tile becomes a custom tile and every token a custom token, at its
+printed size (Tabletop Simulator's unit is one inch). `<game>.json` holds the whole pack in one
+saved object: decks, boards and every copy of every token, laid out side by side.
+Images load from their local paths, or from `--tts-base-url` (a hosted copy of the tts/ folder,
+which other players in a multiplayer game need). docs/exports.md says where the JSON goes.
 
 The last slot of every sheet holds the back: Tabletop Simulator shows that slot for a card
 whose face is hidden, so a sheet has room for 69 cards.
@@ -56,27 +59,117 @@ def layout_for(count: int, trim_mm: tuple[float, float], card_px: tuple[int, int
 
 
 def export_tts(project: Project, assets: Assets, game_id: str, players: int | None = None, jobs: int = 1,
-               say=print) -> list[str]:
+               say=print, base_url: str | None = None) -> list[str]:
     game = check_game(project, assets, game_id).game
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game)
     faces = faces_for(game, renderer, [pack])
     rendered = renderer.render(list(faces.values()), jobs=jobs)
     folder = project.build / game.id / "tts"
-    written = []
+    url = _url_maker(base_url)
+    written, objects = [], []
     for deck in game.decks.values():
         if deck.id not in pack.decks:
             continue
         cards = game.pack_cards(pack, deck.id)
         if not cards:
             continue
-        written += _deck(project, assets, deck, cards, faces, rendered, folder, jobs)
+        files, saved = _deck(project, assets, deck, cards, faces, rendered, folder, jobs, url)
+        written += files
+        objects += saved["ObjectStates"]
         say(f"wrote {project.display(folder / f'{deck.id}.json')} ({sum(n for _, n in cards)} cards, "
             f"{len(cards)} designs)")
+    files, pieces = _pieces(project, assets, game, pack, folder, url)
+    written += files
+    objects += pieces
+    target = folder / f"{game.id}.json"
+    write_atomic(target, _dump(_save(_laid_out(objects))))
+    written.append(project.display(target))
+    say(f"wrote {project.display(target)} (the whole pack: {len(objects)} objects, "
+        f"{len(pieces)} of them boards and tokens)")
     return written
 
 
-def _deck(project, assets, deck: Deck, cards: list[tuple[Card, int]], faces, rendered, folder, jobs) -> list[str]:
+def _url_maker(base_url: str | None):
+    """Local file URLs, or the same file names under a hosted copy of the tts/ folder."""
+    if base_url:
+        base = base_url if base_url.endswith("/") else base_url + "/"
+        return lambda path: base + path.name
+    return lambda path: path.resolve().as_uri()
+
+
+def _dump(data: dict) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def _save(objects: list[dict]) -> dict:
+    return {"SaveName": "", "GameMode": "", "Date": "", "Table": "", "Sky": "", "Note": "", "Rules": "",
+            "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": objects, "TabStates": {},
+            "VersionNumber": ""}
+
+
+def _laid_out(objects: list[dict]) -> list[dict]:
+    """Side by side along the table; the copies of one token or board in a pile where the first lies."""
+    placed, x, piles = [], 0.0, {}
+    for obj in objects:
+        width, pile = obj.pop("_width", 3.0), obj.pop("_stack", None)
+        if pile is not None and pile in piles:
+            centre, height = piles[pile]
+            piles[pile] = (centre, height + 0.25)
+        else:
+            centre, height = round(x + width / 2, 3), 1.0
+            piles[pile] = (centre, height)
+            x += width + 0.5
+        placed.append({**obj, "Transform": {**obj["Transform"], "posX": centre, "posY": height}})
+    return placed
+
+
+MM_PER_UNIT = 25.4          # Tabletop Simulator measures in inches
+PIECE_PX = 2048             # the longer side of a board or token image
+TOKEN_MM = 60.0             # a piece this small (longer side) is a token to pick up; larger ones are tiles
+
+
+def _pieces(project, assets, game, pack, folder, url) -> tuple[list[str], list[dict]]:
+    """Boards and maps as custom tiles, tokens as custom tokens, each at its printed size."""
+    from generator.export.piece_images import piece_images
+    counts = game.piece_counts.get(pack.key, {})
+    images: dict[tuple[str, int], dict[str, str]] = {}
+    written = []
+    for image in piece_images(assets, game, pack, PIECE_PX, every_colour=True):
+        suffix = f"-p{image.player + 1}" if image.piece.per_player else ""
+        path = folder / f"piece-{image.piece.id}{suffix}-{image.side}.png"
+        write_atomic(path, image.png)
+        written.append(project.display(path))
+        images.setdefault((image.piece.id, image.player), {})[image.side] = url(path)
+    objects = []
+    for (piece_id, player), sides in images.items():
+        piece = game.pieces[piece_id]
+        w, h = piece.size.width / MM_PER_UNIT, piece.size.height / MM_PER_UNIT
+        token = max(piece.size.width, piece.size.height) <= TOKEN_MM
+        copies = int(piece.per_player) if piece.per_player else counts[piece_id]   # per player: each colour's own
+        for _ in range(copies):
+            objects.append({**_piece_object(piece, sides, w, h, token), "_stack": (piece_id, player)})
+    return written, objects
+
+
+def _piece_object(piece, sides: dict, w: float, h: float, token: bool) -> dict:
+    transform = {"posX": 0, "posY": 1, "posZ": 0, "rotX": 0, "rotY": 180, "rotZ": 0,
+                 "scaleX": round(w / 2, 4), "scaleY": 1, "scaleZ": round(w / 2, 4)}
+    if token:
+        custom = {"ImageURL": sides["front"], "ImageSecondaryURL": sides.get("back", ""), "ImageScalar": 1.0,
+                  "WidthScale": 0.0, "CustomToken": {"Thickness": 0.2, "MergeDistancePixels": 15.0,
+                                                     "StandUp": False, "Stackable": True}}
+        return {"Name": "Custom_Token", "Nickname": piece.name, "Description": piece.id, "Transform": transform,
+                "CustomImage": custom, "_width": w}
+    custom = {"ImageURL": sides["front"], "ImageSecondaryURL": sides.get("back", ""), "ImageScalar": 1.0,
+              "WidthScale": 0.0, "CustomTile": {"Type": 0, "Thickness": 0.2, "Stackable": False, "Stretch": True}}
+    transform["scaleZ"] = round(h / 2, 4)       # a stretched tile takes both sides from its scale
+    return {"Name": "Custom_Tile", "Nickname": piece.name, "Description": piece.id, "Transform": transform,
+            "CustomImage": custom, "_width": w}
+
+
+def _deck(project, assets, deck: Deck, cards: list[tuple[Card, int]], faces, rendered, folder, jobs,
+          url) -> tuple[list[str], dict]:
     sheets = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)]
     backs = [faces.get((deck.id, card.id, "back")) for card, _ in cards]
     unique_back = deck.spec.back is not None and len({b.key for b in backs}) > 1
@@ -90,26 +183,26 @@ def _deck(project, assets, deck: Deck, cards: list[tuple[Card, int]], faces, ren
                             images.get(back_key) if back_key else None)
         face_path = folder / f"{deck.id}-{number}.png"
         write_atomic(face_path, face_sheet)
-        entry = {"FaceURL": face_path.resolve().as_uri(), "NumWidth": layout.cols, "NumHeight": layout.rows,
+        entry = {"FaceURL": url(face_path), "NumWidth": layout.cols, "NumHeight": layout.rows,
                  "BackIsHidden": True, "UniqueBack": unique_back, "Type": 0}
         if unique_back:
             back_path = folder / f"{deck.id}-{number}-backs.png"
             write_atomic(back_path, _sheet(layout, [images[faces[(deck.id, c.id, "back")].key] for c, _ in sheet],
                                            None))
-            entry["BackURL"] = back_path.resolve().as_uri()
+            entry["BackURL"] = url(back_path)
         else:
             back_path = folder / f"{deck.id}-back.png"
             if back_key:
                 write_atomic(back_path, _png(images[back_key], layout.card_px))
             else:                         # single-sided: a plain back
                 write_atomic(back_path, _png(None, layout.card_px))
-            entry["BackURL"] = back_path.resolve().as_uri()
+            entry["BackURL"] = url(back_path)
         custom[str(number)] = entry
         written += [project.display(face_path), project.display(back_path)]
     target = folder / f"{deck.id}.json"
-    write_atomic(target, (json.dumps(_saved_object(deck, sheets, custom), ensure_ascii=False, indent=1) + "\n")
-                 .encode("utf-8"))
-    return written + [project.display(target)]
+    saved = _saved_object(deck, sheets, custom)
+    write_atomic(target, _dump(saved))
+    return written + [project.display(target)], saved
 
 
 def _draw(assets, deck, cards, faces, rendered, card_px, jobs) -> dict[str, Image.Image]:
@@ -171,6 +264,4 @@ def _saved_object(deck: Deck, sheets: list, custom: dict) -> dict:
     else:
         deck_object = {"Name": "DeckCustom", "Nickname": deck.spec.name, "Description": f"{len(ids)} cards",
                        "Transform": TRANSFORM, "DeckIDs": ids, "CustomDeck": custom, "ContainedObjects": contained}
-    return {"SaveName": "", "GameMode": "", "Date": "", "Table": "", "Sky": "", "Note": "", "Rules": "",
-            "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": [deck_object], "TabStates": {},
-            "VersionNumber": ""}
+    return _save([deck_object])

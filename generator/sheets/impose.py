@@ -10,7 +10,7 @@ from __future__ import annotations
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from generator.geometry import PT, CardGrid, Mark, Rect, pt
+from generator.geometry import CardGrid, Mark, Rect, pt
 
 MARK_WIDTH = 0.3  # pt: a hairline that still prints on every printer
 

@@ -46,8 +46,15 @@ def test_shop_zip_has_every_copy_at_the_shop_size(tmp_path_factory, game, shop, 
     for name in [n for n in names if n.endswith(".png")][:12]:
         assert Image.open(io.BytesIO(archive.read(name))).size == size
     rows = list(csv.DictReader(io.StringIO(archive.read("counts.csv").decode("utf-8"))))
-    assert sum(int(r["count"]) for r in rows) == sum(sum(counts[d].values()) for d in poker)
-    assert {r["product"] for r in rows} == {"poker"}
+    cards = [r for r in rows if r["kind"] == "card"]
+    assert sum(int(r["count"]) for r in cards) == sum(sum(counts[d].values()) for d in poker)
+    assert {r["product"] for r in cards} == {"poker"}
+    # every board and token the shop cannot print is on the order sheet, with why, and not in the zip
+    pieces = {c["id"]: c["count"] for c in kit.largest_manifest()["components"] if c["kind"] == "piece"}
+    left = {r["card"]: r for r in rows if r["kind"] == "piece"}
+    assert set(left) == set(pieces) and all("print it from the pack" in r["note"] for r in left.values())
+    assert {k: int(r["count"]) for k, r in left.items()} == pieces
+    assert not [n for n in names if n.startswith("piece-")]
 
 
 def test_reference_sheets_are_left_out_of_shop_orders_with_a_note(cephiro_built):
@@ -66,6 +73,16 @@ def test_png_export_is_each_card_at_its_own_size_and_dpi(cephiro_built):
     assert reference.size == (round(101 / 25.4 * 600), round(132 / 25.4 * 600))
     assert "reference-flow-1-back.png" not in archive.namelist()         # single-sided
     assert "power-red-1-1-back.png" in archive.namelist()
+    # every piece copy too, at its printed size (per-player pieces in each player's colour)
+    pieces = {c["id"]: (c["count"], c["size_mm"]) for c in cephiro_built.largest_manifest()["components"]
+              if c["kind"] == "piece"}
+    for piece, (count, (w, h)) in pieces.items():
+        fronts = [n for n in archive.namelist() if re.fullmatch(rf"piece-{piece}-\d+\.png", n)]
+        assert len(fronts) == count, piece
+        size = Image.open(io.BytesIO(archive.read(fronts[0]))).size
+        assert size == (round(w / 25.4 * 600), round(h / 25.4 * 600)), piece
+    boards = [archive.read(f"piece-record-board-{n}.png") for n in range(1, 6)]
+    assert len(set(boards)) == 5                                          # five colours, five images
 
 
 def test_shop_products_match_within_two_millimetres():

@@ -19,9 +19,10 @@ class PieceImage:
     player: int = 0            # which player's colour (per-player pieces with every_colour)
 
 
-def piece_images(assets: Assets, game: Game, pack, longest_px: int, every_colour: bool = False) -> list[PieceImage]:
-    """Every piece the pack holds, its longer side `longest_px` pixels; a per-player piece in the
-    first player's colour, or with `every_colour` once per player of the pack."""
+def piece_images(assets: Assets, game: Game, pack, longest_px: int | None = None, dpi: float | None = None,
+                 every_colour: bool = False) -> list[PieceImage]:
+    """Every piece the pack holds, its longer side `longest_px` pixels (or at `dpi`); a per-player
+    piece in the first player's colour, or with `every_colour` once per player of the pack."""
     counts = game.piece_counts.get(pack.key, {})
     wanted = [p for p in game.pieces.values() if counts.get(p.id)]
     if not wanted:
@@ -39,5 +40,6 @@ def piece_images(assets: Assets, game: Game, pack, longest_px: int, every_colour
                 sheets.append(PieceSheet((w, h), [Placement(copy, Rect(0, 0, w, h))]))
                 sides.append((piece, side, index or 0))
     pdf = drawer.draw_sheets(sheets, pack, expression_context(game))
-    frames = [Frame.at_dpi(s.page, longest_px / max(s.page) * 25.4) for s in sheets]
-    return [PieceImage(piece, side, png, player) for (piece, side, player), png in zip(sides, draw_pages(pdf, frames))]
+    frames = [Frame.at_dpi(s.page, dpi or longest_px / max(s.page) * 25.4) for s in sheets]
+    images = draw_pages(pdf, frames, dpi=dpi)
+    return [PieceImage(piece, side, png, player) for (piece, side, player), png in zip(sides, images)]

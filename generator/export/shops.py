@@ -111,11 +111,14 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     unique = list(dict.fromkeys((i.face_key, i.frame) for i in items))
     pdf = faces_pdf([rendered.pages[key] for key, _ in unique], assets)
     images = dict(zip(unique, draw_pages(pdf, [frame for _, frame in unique], jobs, dpi)))
+    pieces, left_out = _pieces(assets, game, pack, shop, dpi)
+    for piece, why in left_out:
+        say(f"{game_id}: left out piece '{piece.id}' ({piece.name}): {why}")
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi"
-    write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi))
+    write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key]))
     written = [project.display(base.with_suffix(".zip"))]
-    say(f"wrote {written[0]} ({sum(len(i.names()) for i in items)} images, "
-        f"{sum(i.copies for i in items if i.side == 'face')} cards)")
+    say(f"wrote {written[0]} ({sum(len(i.names()) for i in items)} card images, "
+        f"{sum(i.copies for i in items if i.side == 'face')} cards, {len(pieces)} piece images)")
     if shop == "dtc":
         target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}.pdf"
         write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile))
@@ -151,32 +154,74 @@ def _frame(page_mm, trim_mm, product: Product | None, dpi: int) -> Frame:
     return Frame.fitted(page_mm, trim_mm, width, height, (product.trim_in[0] * dpi, product.trim_in[1] * dpi))
 
 
-def _zip(items: list[Item], images: dict, shop: str, dpi: int) -> bytes:
+def _pieces(assets: Assets, game: Game, pack, shop: str, dpi: int):
+    """Boards, maps and tokens: every piece as an image at its printed size for `png`; a print shop's
+    card products do not take them, so there they are listed on the order sheet with the reason."""
+    wanted = [p for p in game.pieces.values() if game.piece_counts[pack.key].get(p.id)]
+    if shop != "png":
+        return [], [(p, f"{SHOP_NAMES[shop]} card products take no {p.size.width:g} × {p.size.height:g} mm "
+                        "board or token: print it from the pack") for p in wanted]
+    from generator.export.piece_images import piece_images
+    return piece_images(assets, game, pack, dpi=dpi, every_colour=True), []
+
+
+def _piece_names(image, counts: dict) -> list[str]:
+    """piece-<id>-<copy>.png: a per-player piece once per its copies in each colour."""
+    piece = image.piece
+    each = int(piece.per_player) if piece.per_player else counts[piece.id]
+    first = image.player * each + 1
+    suffix = "-back" if image.side == "back" else ""
+    return [f"piece-{piece.id}-{n}{suffix}.png" for n in range(first, first + each)]
+
+
+def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_out=(), counts=None) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:   # PNGs are compressed already
         for item in items:
             for name in item.names():
                 archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), images[(item.face_key, item.frame)])
+        for image in pieces:
+            for name in _piece_names(image, counts):
+                archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), image.png)
         info = zipfile.ZipInfo("counts.csv", ZIP_TIME)
         info.compress_type = zipfile.ZIP_DEFLATED
-        archive.writestr(info, _counts_csv(items, shop, dpi))
+        archive.writestr(info, _counts_csv(items, shop, dpi, pieces, left_out, counts or {}))
     return buffer.getvalue()
 
 
-def _counts_csv(items: list[Item], shop: str, dpi: int) -> str:
+def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), counts=None) -> str:
+    """The order sheet: what to order of every image, and every piece the shop cannot print, with why."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["deck", "card", "name", "count", "product", "width_px", "height_px", "dpi", "fronts", "backs"])
+    writer.writerow(["kind", "deck", "card", "name", "count", "product", "width_px", "height_px", "dpi", "fronts",
+                     "backs", "note"])
     backs = {(i.deck.id, i.card.id): i for i in items if i.side == "back"}
     for item in items:
         if item.side != "face":
             continue
         back = backs.get((item.deck.id, item.card.id))
         name = item.card.fields.get("name") or item.card.fields.get("title") or item.card.id
-        writer.writerow([item.deck.id, item.card.id, name, item.copies, item.product.name if item.product else "",
+        note = (f"square full-bleed image: ask the shop for {item.deck.corner_radius:g} mm rounded corners"
+                if item.deck.corner_radius and shop != "png" else "")
+        writer.writerow(["card", item.deck.id, item.card.id, name, item.copies, item.product.name if item.product else "",
                          item.frame.width, item.frame.height, dpi, " ".join(item.names()),
-                         " ".join(back.names()) if back else ""])
+                         " ".join(back.names()) if back else "", note])
+    fronts = [i for i in pieces if i.side == "front"]
+    for image in fronts:
+        back = next((b for b in pieces if b.side == "back" and b.piece is image.piece and b.player == image.player),
+                    None)
+        names = _piece_names(image, counts)
+        width, height = _png_size(image.png)
+        writer.writerow(["piece", "pieces", image.piece.id, image.piece.name, len(names), "", width, height, dpi,
+                         " ".join(names), " ".join(_piece_names(back, counts)) if back else "", ""])
+    for piece, why in left_out:
+        writer.writerow(["piece", "pieces", piece.id, piece.name, counts.get(piece.id, 0), "", "", "", "", "", "", why])
     return out.getvalue()
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header, without decoding it."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, profile=None) -> bytes:

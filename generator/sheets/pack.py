@@ -25,6 +25,7 @@ from generator.sheets.impose import Imposer
 from generator.sheets import pack_record
 from generator.sheets.piece_sheets import PieceSheets
 from generator.sheets.sections import RUNS, Body, Section
+from generator.sheets.tuck_boxes import BoxSheets
 from generator.source.assets import Assets
 from generator.source.game import Game
 from generator.source.options import PrintOptions
@@ -49,6 +50,7 @@ class PackBuilder:
         self.options = options
         self.cards = CardSheets(game, rendered, faces, options)    # faces: (deck, card id, side) -> Face
         self.pieces = PieceSheets(assets, game, options)
+        self.boxes = BoxSheets(assets, game, rendered, faces, options)
 
     @functools.cached_property
     def info(self) -> InfoPage:
@@ -61,7 +63,7 @@ class PackBuilder:
         self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
         sections = self.cards.sections(pack, only)
         if only is None:
-            sections += self.pieces.sections(pack)
+            sections += self.pieces.sections(pack) + self.boxes.sections(pack)
         body = self._body(sections, paper, pack)
         sections.sort(key=lambda s: s.first_page)
         info, runs = self._info(pack, paper, sections, body)
@@ -90,6 +92,9 @@ class PackBuilder:
             pieces = [s for s in sections if s.run == run and s.kind == "piece"]
             if pieces:
                 deferred += self.pieces.draw(body, pieces, paper, pack)
+            boxes = [s for s in sections if s.run == run and s.kind == "box"]
+            if boxes:
+                self.boxes.draw(body, imposer, boxes, paper)
         for make_back in deferred:
             make_back()
         merge_fonts(body.pdf, self.assets)

@@ -59,6 +59,9 @@ def _component(game: Game, section: Section, offset: int) -> dict:
             counts[card.uid] = counts.get(card.uid, 0) + 1
         item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed, corner_radius_mm=deck.corner_radius,
                     cards=[{"id": uid, "copies": n} for uid, n in counts.items()])
+    elif section.kind == "box":
+        (decks, net, cards), = section.items
+        item.update(decks=[d.id for d in decks], cards=cards, size_mm=[round(v, 3) for v in net.size])
     else:
         piece = game.pieces[section.id]
         item["size_mm"] = [piece.size.width, piece.size.height]

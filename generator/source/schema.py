@@ -95,6 +95,12 @@ class PackSpec(Strict):
         return f"{self.id} pack" if self.id else f"{self.players}-player pack"
 
 
+class TuckBoxSpec(Strict):
+    stock_mm: float = Field(0.32, gt=0, le=2, description="mm one card is thick (250 g/m² card ≈ 0.32)")
+    groups: list[list[ID]] | None = Field(None, description="decks that share a box; default: one box per deck "
+                                          "on card stock")
+
+
 class GameSpec(Strict):
     id: ID
     title: str
@@ -112,6 +118,7 @@ class GameSpec(Strict):
     tables: list[str] = Field(default_factory=list, description="table files: typed rows that are not printed as cards")
     data: list[str] = Field(default_factory=list, description="extra YAML files the rules module reads")
     packs: list[PackSpec]
+    tuck_boxes: TuckBoxSpec | None = Field(None, description="print a tuck box for every deck or group of decks")
 
     @field_validator("packs")
     @classmethod

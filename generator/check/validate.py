@@ -14,6 +14,7 @@ from typing import Any
 
 from generator.source.assets import Assets, describe_char
 from generator.errors import Problem
+from generator.check.context import game_context
 from generator.check.expr import ExprError, evaluate
 from generator.source.game import Game
 from generator.source.load import rules_line
@@ -36,8 +37,8 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
 
 
 def context(game: Game, **extra: Any) -> dict:
-    return {"game": game, "derived": game.derived, "decks": {d: deck.cards for d, deck in game.decks.items()},
-            "tables": game.tables, **extra}
+    """The expression context (check/context.py): plain data, never engine objects."""
+    return game_context(game, **extra)
 
 
 def derive(project: Project, game: Game) -> list[Problem]:

@@ -21,6 +21,8 @@ import pikepdf
 from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.source.assets import Assets, describe_char
+from generator.check.context import card_data, game_context, plain
+from generator.check.expr import LimitError, guarded
 from generator.render.cache import FaceCache, FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
@@ -87,7 +89,7 @@ class CardRenderer:
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords)
-        self.colours = {c.id: c for c in game.spec.player_colours}
+        self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
         self.font_css = assets.font_face_css()
         self._stylesheet_hashes: dict[str, str] = {}
         self._texts: dict[str, str] = {}
@@ -143,11 +145,14 @@ class CardRenderer:
                     player = self.colours[card.fields[name]]
                     break
         w, h = face.deck.trim
-        context = dict(card=card, deck=face.deck.spec, game=self.game.spec, derived=self.game.derived,
-                       colours=self.colours, player=player, fit=fit, side=face.side,
-                       trim={"width": w, "height": h}, bleed=face.deck.bleed, safe=face.deck.safe)
+        context = game_context(self.game, card=card_data(card) if card is not None else None,
+                               deck={**plain(face.deck.spec), "id": face.deck.id}, colours=self.colours,
+                               player=player, fit=fit, side=face.side, trim={"width": w, "height": h},
+                               bleed=face.deck.bleed, safe=face.deck.safe)
         try:
-            html = self.env.get_template(face.template).render(**context)
+            html = guarded(lambda: self.env.get_template(face.template).render(**context))
+        except LimitError as exc:
+            raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template stopped: {exc}")) from None
         except TemplateSyntaxError as exc:
             raise PnpError(Problem(f"templates/{exc.name or face.template}", exc.lineno,
                                    f"template error: {exc.message}")) from None
@@ -170,6 +175,7 @@ class CardRenderer:
         return self._texts[html]
 
     def _blame(self, exc: Exception, face: Face) -> tuple[str, int | None]:
+        exc = getattr(exc, "origin", None) or exc     # a runaway template: where it was running
         for frame in reversed(traceback.extract_tb(exc.__traceback__)):
             path = Path(frame.filename)
             if path.suffix in (".html", ".j2") and any(path.is_relative_to(r) for r in self.project.template_roots()):

@@ -11,9 +11,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from jinja2 import FileSystemLoader, StrictUndefined, pass_context, select_autoescape
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
+from generator.check.expr import BoundedSandbox
 from generator.source.assets import Assets
 from generator.source.markup import to_html
 from generator.source.project import Project
@@ -47,15 +47,15 @@ def fenced_fetcher(roots: list[Path]):
     return FencedFetcher(allowed_protocols={"file"})
 
 
-def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(
+def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> BoundedSandbox:
+    env = BoundedSandbox(
         loader=FileSystemLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
     @pass_context
     def rich(ctx, text):
         card = ctx.get("card")
-        fields = card.fields if card is not None and hasattr(card, "fields") else {}
+        fields = {k: v for k, v in card.items() if k != "id"} if isinstance(card, dict) else {}
         return to_html(text, assets, keywords, rich=True, fields=fields)
 
     def plain(text):

@@ -16,6 +16,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from generator.source.assets import Assets
 from generator.errors import PnpError, Problem
+from generator.check.context import pack_data, plain
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
 from generator.geometry import PT
@@ -47,6 +48,7 @@ class PieceDrawer:
         self.assets, self.game, self.ink_saver = assets, game, ink_saver
         register_fonts(assets)
         self.file = f"cards/{game.id}/{game.spec.pieces}"
+        self._pieces: dict[str, dict] = {}
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet)."""
@@ -55,7 +57,7 @@ class PieceDrawer:
         for sheet in sheets:
             canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
             for placement in sheet.placements:
-                ctx = {**context, "pack": pack}
+                ctx = {**context, "pack": pack_data(pack)}
                 if placement.tile is not None:
                     self._draw_tile(canvas, sheet, placement, ctx)
                 elif placement.scale != 1.0:
@@ -138,7 +140,7 @@ class PieceDrawer:
     def draw_piece(self, pen: Pen, item: PieceCopy, context: dict) -> None:
         piece = item.piece
         w, h = item.size
-        ctx = {**context, "player": item.player, "copy": item.copy, "piece": piece}
+        ctx = {**context, "player": plain(item.player), "copy": item.copy, "piece": self._piece_data(piece)}
         elements = piece.elements if item.side == "front" else (piece.back or [])
         key = "elements" if item.side == "front" else "back"
         try:
@@ -156,6 +158,12 @@ class PieceDrawer:
                 raise PnpError(Problem(self.file, self._line(piece, key, index),
                                        f"piece {piece.id}: {element.type}: {exc}")) from None
         self._cut_line(pen, piece, w, h)
+
+    def _piece_data(self, piece: PieceSpec) -> dict:
+        """A piece as plain data, copied once however many copies are drawn."""
+        if piece.id not in self._pieces:
+            self._pieces[piece.id] = plain(piece)
+        return self._pieces[piece.id]
 
     def _cut_line(self, pen: Pen, piece: PieceSpec, w: float, h: float) -> None:
         """A thin outline to cut along, and a dashed fold line where the piece folds."""
@@ -231,7 +239,7 @@ def draw_repeat(pen: Pen, el, ctx):
 
 
 def _v(value: Any, ctx: dict) -> Any:
-    return evaluate_deep(value, ctx)
+    return plain(evaluate_deep(value, ctx))      # a literal list in the YAML is plain data too
 
 
 def _n(value: Any, ctx: dict, what: str = "value") -> float:

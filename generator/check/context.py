@@ -33,32 +33,45 @@ def plain(value: Any, _seen: dict | None = None) -> Any:
         return _scalar(value)
     key = id(value)
     if key in seen:
-        return seen[key]
-    if isinstance(value, dict):
-        out = seen[key] = {}
-        for k, v in value.items():
-            out[_scalar(k) if isinstance(k, _PLAIN) else plain(k, seen) if isinstance(k, tuple) else str(k)] = plain(v, seen)
-        return out
-    if isinstance(value, list):
-        out = seen[key] = []
-        out.extend(plain(v, seen) for v in value)
-        return out
-    if isinstance(value, tuple):
-        seen[key] = result = tuple(plain(v, seen) for v in value)
-        return result
-    if isinstance(value, (set, frozenset)):
-        return [plain(v, seen) for v in sorted(value, key=repr)]
-    if isinstance(value, enum.Enum):
-        return plain(value.value, seen)
-    if isinstance(value, numbers.Number):
-        return value if isinstance(value, numbers.Rational) else float(value)
+        return seen[key][1]
     if isinstance(value, Card):
-        return card_data(value)
-    if isinstance(value, BaseModel):
-        return plain(value.model_dump(), seen)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return plain({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, seen)
-    return str(value)
+        result = card_data(value)
+    elif isinstance(value, BaseModel):
+        result = _mapping(value.model_dump(), seen, value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        result = _mapping({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, seen, value)
+    elif isinstance(value, dict):
+        result = _mapping(value, seen, value)
+    elif isinstance(value, list):
+        result = []
+        seen[key] = (value, result)         # the original is kept alive, so its id is not reused
+        result.extend(plain(v, seen) for v in value)
+    elif isinstance(value, tuple):
+        result = tuple(plain(v, seen) for v in value)
+    elif isinstance(value, (set, frozenset)):
+        result = [plain(v, seen) for v in sorted(value, key=repr)]
+    elif isinstance(value, enum.Enum):
+        result = plain(value.value, seen)
+    elif isinstance(value, numbers.Number):
+        result = value if isinstance(value, numbers.Rational) else float(value)
+    else:
+        result = str(value)
+    seen[key] = (value, result)
+    return result
+
+
+def _mapping(items: dict, seen: dict, original: Any) -> dict:
+    out = {}
+    seen[id(original)] = (original, out)
+    for k, v in items.items():
+        out[_key(k, seen)] = plain(v, seen)
+    return out
+
+
+def _key(key: Any, seen: dict) -> Any:
+    if isinstance(key, _PLAIN):
+        return _scalar(key)
+    return plain(key, seen) if isinstance(key, tuple) else str(key)
 
 
 def _scalar(value):

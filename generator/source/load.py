@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
-from generator.source.yamlsrc import LocDict, load_yaml
+from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 
 def load_game(project: Project, game_id: str) -> Game:
@@ -46,6 +46,9 @@ def load_game(project: Project, game_id: str) -> Game:
     spec = parse("game.yaml", GameSpec)
     if spec is None:
         raise PnpError(problems)
+    outside = _outside_project(project, folder, spec, files, problems)
+    if outside:
+        raise PnpError(problems)        # read nothing a game names outside the project
     if spec.id != game_id:
         problems.append(Problem(project.display(folder / "game.yaml"), files_line(files, "id"),
                                 f"id '{spec.id}' differs from the folder name '{game_id}'"))
@@ -91,6 +94,29 @@ def load_game(project: Project, game_id: str) -> Game:
     if problems:
         raise PnpError(problems)
     return game
+
+
+def _named_files(spec: GameSpec) -> list[tuple[tuple, str]]:
+    """Every file game.yaml names, with its key path (for the line)."""
+    named = [(("decks", i), n) for i, n in enumerate(spec.decks)]
+    named += [(("tables", i), n) for i, n in enumerate(spec.tables)]
+    named += [(("data", i), n) for i, n in enumerate(spec.data)]
+    named += [((key,), getattr(spec, key)) for key in ("pieces", "claims") if getattr(spec, key)]
+    return named + [(("rules",), spec.rules)]
+
+
+def _outside_project(project: Project, folder: Path, spec: GameSpec, files: dict, problems: list[Problem]) -> bool:
+    """A file game.yaml names must be inside the project, after following symbolic links:
+    `decks: [../../../../etc/passwd]` is refused before anything reads it."""
+    display = project.display(folder / "game.yaml")
+    found = False
+    for where, name in _named_files(spec):
+        if not project.contains(folder / name):
+            _, line = line_at(files[display], where)
+            problems.append(Problem(display, line, f"{where[0]}: {abbreviate(name)!r} is outside the project folder",
+                                    "name files inside the game's folder, like goods.yaml"))
+            found = True
+    return found
 
 
 def files_line(files: dict, key: str) -> int | None:

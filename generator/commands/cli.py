@@ -5,6 +5,7 @@ Exit status: 0 done, 1 the input has problems (printed one per line as
 """
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -317,13 +318,15 @@ def gallery(ctx, game, players, jobs, project_dir):
 @click.pass_context
 @handles_problems
 def serve(ctx, port, project_dir):
-    """Serve build/ (the galleries) on http://127.0.0.1:PORT/."""
+    """Serve the galleries in build/ on http://127.0.0.1:PORT/ (localhost only)."""
     from generator.export.gallery import serve as run
     project = _project(ctx, project_dir)
     try:
         run(project, port, say=click.echo)
     except OSError as exc:
-        raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}") from None
+        hint = f" (another program uses it: try pnp serve --port {port + 1 if port else 8001})" \
+            if exc.errno == errno.EADDRINUSE else ""
+        raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}{hint}") from None
 
 
 @main.command("new")

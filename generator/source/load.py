@@ -6,6 +6,7 @@ every mistake (the MkDocs habit), each as `file:line: message`.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -19,6 +20,8 @@ from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
+
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
 
 
 def load_game(project: Project, game_id: str) -> Game:
@@ -142,6 +145,11 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
+            continue
+        if not ID_PATTERN.fullmatch(card_id):
+            problems.append(Problem(display, raw.line_of("id"), f"{noun} {abbreviate(card_id, 60)!r}: id must be "
+                                    "lower-case letters, digits and '-'", "ids name output files, so ../ or "
+                                    "capitals are not allowed"))
             continue
         if card_id in seen:
             problems.append(Problem(display, raw.line_of("id"),

@@ -1,0 +1,213 @@
+"""Hostile input (issue 18): game data and templates cannot touch files, reach engine objects or
+run unbounded; git, paths, exports and `pnp serve` hold against a game from a stranger.
+Each of these fails on the code before the fix."""
+from __future__ import annotations
+
+import http.client
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from generator.errors import PnpError
+from generator.export.gallery import serve
+from generator.source.project import Project
+from tests.conftest import ROOT, pnp
+
+GAME = "night-market"
+FOLDER = Path("cards") / GAME
+
+
+@pytest.fixture
+def market(tmp_path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    return project
+
+
+def _edit(project: Path, name: str, old: str, new: str) -> None:
+    path = project / FOLDER / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+COIN = 'coin: "{{ derived.coins[2] }}"'
+
+
+def test_an_expression_cannot_delete_a_file(market):
+    _edit(market, "game.yaml", COIN, "coin: \"{{ game.folder.joinpath('rules.py').unlink() or 8 }}\"")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1
+    assert (market / FOLDER / "rules.py").is_file()
+    assert result.output.splitlines() == [
+        "cards/night-market/game.yaml:27: 2-player pack: coin: {{ game.folder.joinpath('rules.py').unlink() or 8 }}: "
+        "'dict object' has no attribute 'folder'"]
+
+
+def test_a_claim_cannot_write_a_file(market):
+    _edit(market, "claims.yaml", 'computed: "{{ derived.goods[4] }}"',
+          "computed: \"{{ game.folder.joinpath('pwned').write_text('x') }}\"")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and not (market / FOLDER / "pwned").exists()
+    assert "claim goods-4p: cannot compute: " in result.output and "no attribute 'folder'" in result.output
+
+
+def test_a_board_cannot_read_a_file(market):
+    _edit(market, "pieces.yaml", 'text: "夜市计分板 · {{ pack.players }} 人"',
+          "text: \"{{ game.folder.parent.parent.parent.joinpath('etc/os-release').read_text() }}\"")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--jobs", "1")
+    assert result.exit_code == 1 and "NAME=" not in result.output
+    assert "piece market-board: text: " in result.output and "has no attribute 'folder'" in result.output
+
+
+def test_a_card_template_sees_data_not_engine_objects(market):
+    template = market / "templates" / GAME / "goods.html"
+    template.write_text("{{ card.file }}" + template.read_text(encoding="utf-8"), encoding="utf-8")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--jobs", "1")
+    assert result.exit_code == 1
+    assert "templates/night-market/goods.html:1: goods/lantern (face): template failed: 'dict object' has no " \
+           "attribute 'file'" in result.output.splitlines()
+
+
+def test_a_field_named_like_an_engine_attribute_is_the_field():
+    from generator.check.context import card_data
+    from generator.check.expr import evaluate
+    from generator.source.game import Card
+    card = Card("goods", "lamp", {"deck": "夜宵", "line": 3, "items": "两件"}, 1, "goods.yaml", 7, 0)
+    data = card_data(card)
+    assert evaluate("{{ card.deck }}/{{ card.line }}/{{ card.items }}/{{ card.id }}", {"card": data}) == "夜宵/3/两件/lamp"
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("{{ 2 ** 100000 }}", "2 ** 100000 is too large a number"),
+    ("{{ range(10**9) | length }}", "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."),
+    ("{{ ('ab' * 10**9) | length }}", "repeating 2 items 1,000,000,000 times makes more than 1,000,000"),
+    ("{{ 'x' | center(10**9) }}", "do_center: 1,000,000,000 is too large"),
+    ("{{ '%099999999d' % 1 }}", "a format width is too large"),
+    ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(1) }}",
+     "nested too deeply (a macro or template that calls itself?)"),
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{{ '' }}{% endfor %}{% endfor %}",
+     "took more than 2 s to evaluate (a loop far too long?)"),
+])
+def test_runaway_expressions_end_in_an_error(expression, message):
+    from generator.check.expr import ExprError, evaluate
+    with pytest.raises(ExprError) as raised:
+        evaluate(expression, {})
+    assert str(raised.value) == f"{expression}: {message}"
+
+
+def test_reprint_since_an_option_is_refused_before_git_runs(market):
+    git = ["git", "-C", str(market), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "kit"], check=True)
+    game_yaml = market / FOLDER / "game.yaml"
+    before = game_yaml.read_bytes()
+    result = pnp(market, "reprint", GAME, "--since=--output=cards/night-market/game.yaml")
+    assert result.exit_code == 1 and game_yaml.read_bytes() == before
+    assert f"{market}: cannot read revision '--output=cards/night-market/game.yaml': it is not a commit in this " \
+           "project's git history (hint: give a commit, tag or branch, e.g. HEAD~1)" in result.output.splitlines()
+
+
+@pytest.mark.parametrize("name", ["../../../../../../../etc/passwd", "/etc/passwd"])
+def test_a_deck_file_outside_the_project_is_not_read(market, name):
+    _edit(market, "game.yaml", "decks: [goods.yaml,", f"decks: [{name}, goods.yaml,")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and "root:" not in result.output
+    assert result.output.splitlines() == [
+        f"cards/night-market/game.yaml:17: decks: '{name}' is outside the project folder "
+        "(hint: name files inside the game's folder, like goods.yaml)"]
+
+
+def test_a_symbolic_link_out_of_the_project_is_not_read(market):
+    (market / FOLDER / "stalls.yaml").unlink()
+    (market / FOLDER / "stalls.yaml").symlink_to("/etc/passwd")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and "root:" not in result.output
+    assert "cards/night-market/game.yaml:17: decks: 'stalls.yaml' is outside the project folder" in result.output
+
+
+def test_export_names_are_unique_whatever_the_case():
+    from generator.export.shops import Item, _unique_names
+
+    def item(deck, card):
+        return Item(SimpleNamespace(id=deck), SimpleNamespace(id=card, uid=f"{deck}/{card}", file="x.yaml", line=4),
+                    "face", 1, "k", None, None)
+    with pytest.raises(PnpError) as raised:
+        _unique_names([item("actions", "x-1"), item("actions-x", "1")], "g")
+    assert str(raised.value) == ("x.yaml:4: card 'actions-x/1' and card 'actions/x-1' would both be exported as "
+                                 "actions-x-1-1.png (hint: rename one of the cards (or decks))")
+    _unique_names([item("actions", "x-1"), item("actions", "x-2")], "g")
+
+
+# --- pnp serve ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def server(tmp_path):
+    project = tmp_path / "project"
+    (project / "cards").mkdir(parents=True)
+    gallery = project / "build" / GAME / "gallery"
+    (gallery / "img").mkdir(parents=True)
+    (gallery / "index.html").write_text("<p>gallery</p>", encoding="utf-8")
+    (gallery / "img" / "a.png").write_bytes(b"png")
+    (gallery / "passwd").symlink_to("/etc/passwd")
+    (gallery / ".secret").write_text("dot", encoding="utf-8")
+    (project / "build" / ".cache").mkdir()
+    (project / "build" / ".cache" / "x.pdf").write_bytes(b"cache")
+    (project / "build" / GAME / "night-market-2p-a4.pdf").write_bytes(b"pdf")
+    started, box = threading.Event(), {}
+
+    def ready(running):
+        box["server"] = running
+        started.set()
+    threading.Thread(target=serve, args=(Project.at(project), 0), kwargs={"say": lambda _: None, "ready": ready},
+                     daemon=True).start()
+    assert started.wait(10)
+    yield box["server"].server_address[1]
+    box["server"].shutdown()
+
+
+def _get(port: int, path: str, host: str = "127.0.0.1") -> tuple[int, bytes, str | None]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest("GET", path, skip_host=True)
+    connection.putheader("Host", f"{host}:{port}" if host else "")
+    connection.endheaders()
+    response = connection.getresponse()
+    return response.status, response.read(), response.getheader("Location")
+
+
+def test_serve_serves_the_gallery_and_opens_on_it(server):
+    assert _get(server, f"/{GAME}/gallery/")[:2] == (200, b"<p>gallery</p>")
+    assert _get(server, f"/{GAME}/gallery/img/a.png", host="localhost")[:2] == (200, b"png")
+    assert _get(server, "/") == (302, b"", f"/{GAME}/gallery/")
+
+
+@pytest.mark.parametrize("path", [f"/{GAME}/gallery/passwd", f"/{GAME}/gallery/.secret", "/.cache/x.pdf",
+                                  f"/{GAME}/night-market-2p-a4.pdf", f"/{GAME}/gallery/img/", f"/{GAME}/",
+                                  f"/{GAME}/gallery/%2e%2e/night-market-2p-a4.pdf",
+                                  f"/{GAME}/gallery/../../../../etc/passwd"])
+def test_serve_refuses_what_is_not_the_gallerys_own(server, path):
+    status, body, _ = _get(server, path)
+    assert status == 404 and b"root:" not in body and b"cache" not in body and b"pdf" != body
+
+
+@pytest.mark.parametrize("host", ["evil.example.org", "127.0.0.1.evil.example.org", ""])
+def test_serve_answers_only_to_localhost(server, host):
+    assert _get(server, f"/{GAME}/gallery/", host=host)[0] == 403
+
+
+def test_a_busy_port_suggests_another(market):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = pnp(market, "serve", "--port", str(port))
+    assert result.exit_code == 2
+    assert f"try pnp serve --port {port + 1}" in result.output

@@ -45,7 +45,7 @@ def derive(project: Project, game: Game) -> list[Problem]:
     path = game.folder / game.spec.rules
     try:
         derived = game.rules.derive(game)
-    except Exception as exc:  # the designer's code: say where, not a traceback
+    except (Exception, SystemExit) as exc:  # the designer's code: say where, not a traceback (nor exit 0)
         return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
     if not isinstance(derived, dict):
         return [Problem(project.display(path), None, "derive() must return a dict of named values")]
@@ -60,7 +60,7 @@ def rules_checks(project: Project, game: Game) -> list[Problem]:
     path = game.folder / game.spec.rules
     try:
         found = list(check(game, game.derived) or [])
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
     line = _line_of(check)
     return [f if isinstance(f, Problem) else Problem(project.display(path), line, f"rules check: {f}")

@@ -96,11 +96,11 @@ def main(project_dir, verbose):
 @click.pass_context
 @handles_problems
 def list_games(ctx, project_dir):
-    """Games, their components and the packs they offer."""
+    """Games, their components and the packs they offer (reads data only: no rules module runs)."""
     from generator.source.load import load_game
     project, _ = _open(ctx, project_dir)
     for game_id in project.games():
-        game = load_game(project, game_id)
+        game = load_game(project, game_id, rules=False)
         click.echo(f"{game_id}: {game.spec.title}")
         for deck in game.decks.values():
             total = len(deck.cards)

@@ -24,7 +24,8 @@ from generator.source.yamlsrc import LocDict, line_at, load_yaml
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
 
 
-def load_game(project: Project, game_id: str) -> Game:
+def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
+    """The game, with its rules module imported (rules=False: data only, no code of the game runs)."""
     folder = project.cards / game_id
     if not (folder / "game.yaml").is_file():
         known = ", ".join(project.games()) or "none"
@@ -90,7 +91,7 @@ def load_game(project: Project, game_id: str) -> Game:
             data[name] = load_yaml(folder / name, project.display(folder / name))
         except PnpError as exc:
             problems.extend(exc.problems)
-    rules = _import_rules(project, folder / spec.rules, problems)
+    rules = _import_rules(project, folder / spec.rules, problems) if rules else None
     game = Game(game_id, folder, spec, decks, pieces, claims, rules, files, data, tables)
     for deck in decks.values():
         deck.game = game
@@ -252,6 +253,11 @@ def _import_rules(project: Project, path: Path, problems: list[Problem]):
     except SyntaxError as exc:
         del sys.modules[name]
         problems.append(Problem(display, exc.lineno, f"syntax error in rules module: {exc.msg}"))
+        return None
+    except SystemExit as exc:   # exit status 0 with nothing built would look like success
+        del sys.modules[name]
+        problems.append(Problem(display, rules_line(exc, path), f"rules module called sys.exit({exc.code!r}) "
+                                "while loading", "a rules module defines derive(); it must not exit"))
         return None
     except Exception as exc:  # the designer's code: report where it failed, not a traceback
         del sys.modules[name]

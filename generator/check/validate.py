@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from generator.source.assets import Assets, describe_char
-from generator.errors import Problem
+from generator.errors import Problem, abbreviate
 from generator.check.context import game_context
 from generator.check.expr import ExprError, evaluate
 from generator.source.game import Game
@@ -22,6 +22,9 @@ from generator.source.markup import PLACEHOLDER, TextError, fill_placeholders, p
 from generator.source.project import Project
 from generator.source.schema import FieldSpec
 from generator.source.yamlsrc import line_at
+
+
+MAX_PIECE_COPIES = 1000     # far more tokens than any box holds; a larger count is a mistake
 
 
 def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
@@ -124,6 +127,10 @@ def _piece_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
                                     f"must be a whole number, got {value!r}"))
+            continue
+        if value > MAX_PIECE_COPIES:
+            problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count {abbreviate(str(value), 40)} "
+                                    f"is more than {MAX_PIECE_COPIES} copies of a piece"))
             continue
         piece = game.pieces[piece_id]
         if piece.per_player and value > int(piece.per_player) * len(game.spec.player_colours):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import math
 import os
 import sys
 import traceback
@@ -143,6 +144,8 @@ def _offset(value: str | None) -> tuple[float, float] | None:
         x, y = (float(v) for v in value.split(","))
     except ValueError:
         raise click.BadParameter(f"expected two numbers in mm like 1.5,-0.5, got {value!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise click.BadParameter(f"expected two numbers in mm like 1.5,-0.5, got {value!r}")
     if abs(x) > 20 or abs(y) > 20:
         raise click.BadParameter(f"{value} mm is more than any printer's offset (at most ±20)")
     return x, y

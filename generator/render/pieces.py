@@ -15,7 +15,7 @@ from typing import Any
 from reportlab.pdfgen.canvas import Canvas
 
 from generator.source.assets import Assets
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate
 from generator.check.context import pack_data, plain
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
@@ -41,6 +41,10 @@ class PieceCopy:
 
 class DrawError(ValueError):
     pass
+
+
+MAX_MM = 10_000         # no coordinate or size on a board is ten metres
+MAX_CELLS = 5_000       # cells, items or copies one element draws
 
 
 class PieceDrawer:
@@ -228,7 +232,8 @@ def draw_repeat(pen: Pen, el, ctx):
         if not isinstance(items, (list, tuple)):
             raise DrawError(f"items must be a list, got {items!r}")
     else:
-        items = [None] * _i(el.count, ctx, "count")
+        items = [None] * _count(max(_i(el.count, ctx, "count"), 0), "repeat")
+    _count(len(items), "repeat")
     x0, y0, dx, dy = _n(el.x, ctx), _n(el.y, ctx), _n(el.dx, ctx), _n(el.dy, ctx)
     for index, item in enumerate(items):
         row, col = divmod(index, el.per_row)
@@ -244,12 +249,23 @@ def _v(value: Any, ctx: dict) -> Any:
 
 def _n(value: Any, ctx: dict, what: str = "value") -> float:
     result = evaluate(value, ctx)
-    if isinstance(result, bool) or not isinstance(result, (int, float)):
-        try:
-            return float(result)
-        except (TypeError, ValueError):
-            raise DrawError(f"{what}: expected a number, got {result!r}") from None
-    return float(result)
+    try:
+        number = float(result) if not isinstance(result, bool) else None
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if number is None:
+        raise DrawError(f"{what}: expected a number, got {abbreviate(repr(result), 80)}")
+    if not math.isfinite(number) or abs(number) > MAX_MM:
+        raise DrawError(f"{what}: {number:g} is not a usable number (at most ±{MAX_MM:g})")
+    return number
+
+
+def _count(n: int, what: str) -> int:
+    """How many cells, items or copies one element draws, capped: a million-cell track is a
+    mistake that would take minutes to draw."""
+    if n > MAX_CELLS:
+        raise DrawError(f"{what}: {n:,} cells; an element draws at most {MAX_CELLS:,}")
+    return n
 
 
 def _i(value: Any, ctx: dict, what: str = "value") -> int:
@@ -298,6 +314,7 @@ def draw_track(pen: Pen, el, ctx):
     start, end = _i(el.start, ctx, "from"), _i(el.end, ctx, "to")
     if end < start:
         raise DrawError(f"from {start} is above to {end}")
+    _count(end - start + 1, "track")
     cell, row_h, gap = _n(el.cell, ctx), _n(el.row_height, ctx), _n(el.row_gap, ctx)
     text_size = _n(el.text_size, ctx)
     stroke = _s(el.colour, ctx)
@@ -378,7 +395,7 @@ def draw_table(pen: Pen, el, ctx):
     size = _n(el.text_size, ctx)
     rows = _v(el.rows, ctx)
     if isinstance(rows, int):
-        rows = [[""] * len(widths) for _ in range(rows)]
+        rows = [[""] * len(widths) for _ in range(_count(rows, "table"))]
     if el.row_items is not None:
         items = _v(el.row_items, ctx)
         rows = [[_s(cell, {**ctx, "item": item, "i": i}) for cell in el.cells or []]
@@ -406,7 +423,8 @@ def draw_ring(pen: Pen, el, ctx):
     """A ring of cells (a wheel), clockwise from start_angle: an icon, a label and a sublabel each."""
     cx, cy, r_out, r_in = (_n(v, ctx) for v in (el.cx, el.cy, el.outer, el.inner))
     cells = _v(el.cells, ctx)
-    labels = [str(c) for c in cells] if isinstance(cells, (list, tuple)) else [""] * int(cells)
+    labels = [str(c) for c in cells] if isinstance(cells, (list, tuple)) else [""] * _count(int(cells), "ring")
+    _count(len(labels), "ring")
     icons = _v(el.icons, ctx) if el.icons is not None else []
     subs = _v(el.sublabels, ctx) if el.sublabels is not None else []
     count = len(labels)
@@ -439,7 +457,7 @@ def draw_ring(pen: Pen, el, ctx):
 
 
 def draw_cells(pen: Pen, el, ctx):
-    count = _i(el.count, ctx, "count")
+    count = _count(_i(el.count, ctx, "count"), "cells")
     cell = _n(el.cell, ctx)
     labels = _v(el.labels, ctx) if el.labels is not None else []
     x0, y0 = _n(el.x, ctx), _n(el.y, ctx)

@@ -6,6 +6,7 @@ carrying the problems that stop a command (exit status 1).
 """
 from __future__ import annotations
 
+import reprlib
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
@@ -33,6 +34,26 @@ def abbreviate(text: str, limit: int = 120) -> str:
     codes, no line breaks), at most `limit` characters."""
     text = "".join(c if c.isprintable() or unicodedata.category(c) == "Zs" else _visible(c) for c in str(text))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Short(reprlib.Repr):
+    """repr() that stops early: a YAML alias bomb has millions of items but a short repr."""
+
+    def repr1(self, x, level):
+        if isinstance(x, list) and type(x) is not list:
+            return self.repr_list(x, level)
+        if isinstance(x, dict) and type(x) is not dict:
+            return self.repr_dict(x, level)
+        return super().repr1(x, level)
+
+
+_SHORT = _Short()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 6, 6, 80, 80, 60
+
+
+def short_repr(value) -> str:
+    """A value as an error line quotes it: repr(), cut short, printable."""
+    return abbreviate(_SHORT.repr(value), 160)
 
 
 def _visible(char: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from generator.errors import PnpError, Problem, abbreviate
+from generator.errors import PnpError, Problem, abbreviate, short_repr
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
@@ -188,7 +188,7 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
         return None, None if not field.required else "a value is required"
     if kind in ("text", "rich", "icon"):
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            return value, f"expected text, got {type(value).__name__}"
+            return value, f"expected text, got {_kind(value)}"
         value = str(value)
         if field.max_length and len(value) > field.max_length:
             return value, f"{len(value)} characters; at most {field.max_length}"
@@ -197,7 +197,7 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
         return value, None
     if kind in ("int", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and not float(value).is_integer()):
-            return value, f"expected {'a whole number' if kind == 'int' else 'a number'}, got {value!r}"
+            return value, f"expected {'a whole number' if kind == 'int' else 'a number'}, got {short_repr(value)}"
         value = int(value) if kind == "int" else float(value)
         if field.min is not None and value < field.min:
             return value, f"{value} is below the minimum {field.min:g}"
@@ -205,14 +205,14 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
             return value, f"{value} is above the maximum {field.max:g}"
         return value, None
     if kind == "bool":
-        return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {value!r}")
+        return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {short_repr(value)}")
     if kind == "enum":
-        return (value, None) if value in field.values else (value, f"{value!r} is not one of {field.values}")
+        return (value, None) if value in field.values else (value, f"{short_repr(value)} is not one of {field.values}")
     if kind == "player":
-        return (value, None) if value in colours else (value, f"{value!r} is not a player colour ({sorted(colours)})")
+        return (value, None) if isinstance(value, str) and value in colours else (value, f"{short_repr(value)} is not a player colour ({sorted(colours)})")
     if kind == "list":
         if not isinstance(value, list):
-            return value, f"expected a list, got {value!r}"
+            return value, f"expected a list, got {short_repr(value)}"
         item = FieldSpec(type=field.of or "text", min=field.min, max=field.max)
         out = []
         for position, element in enumerate(value):
@@ -222,6 +222,10 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
             out.append(converted)
         return out, None
     return value, f"unknown field type {kind}"
+
+
+def _kind(value: Any) -> str:
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
 
 
 def _check_copies(copies: Any, players: set[int]) -> str | None:

@@ -211,3 +211,63 @@ def test_a_busy_port_suggests_another(market):
         result = pnp(market, "serve", "--port", str(port))
     assert result.exit_code == 2
     assert f"try pnp serve --port {port + 1}" in result.output
+
+
+# --- faults ------------------------------------------------------------------------------------
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_render_workers_end_when_their_build_is_killed(market):
+    import os
+    import signal
+    import sys
+    import time
+    (market / "build").mkdir(exist_ok=True)
+    command = [sys.executable, "-m", "generator", "--project", str(market), "build", GAME, "--jobs", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers = []
+    deadline = time.monotonic() + 120
+    while not workers and time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid)
+        time.sleep(0.05)
+    assert workers, "the build started no render workers"
+    os.kill(proc.pid, signal.SIGKILL)                # the parent only: no clean-up code runs
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [w for w in workers if _alive(w)]
+    for pid in left:                                  # do not leave them behind if the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+def test_a_full_disk_is_one_line_and_exit_1(market, monkeypatch):
+    import errno
+    import generator.atomic as atomic
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(market / "build" / GAME / "x.pdf"))
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", full)
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--jobs", "1")
+    assert result.exit_code == 1, result.output
+    line = result.output.splitlines()[-1]
+    assert line.endswith("build/night-market/x.pdf: cannot write: No space left on device "
+                         "(hint: free some space on the disk)") and "Traceback" not in result.output
+
+
+def test_a_file_where_build_should_be_is_one_line_and_exit_1(market):
+    (market / "build").write_text("not a folder", encoding="utf-8")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1].endswith("build/.cache/fontconfig: cannot write: Not a directory")

@@ -58,6 +58,11 @@ def handles_problems(func):
         except KeyboardInterrupt:
             click.echo("interrupted; earlier outputs are unchanged", err=True)
             ctx.exit(130)
+        except OSError as exc:
+            if exc.errno not in ENVIRONMENT_ERRORS:
+                raise
+            click.echo(str(_environment_problem(exc)), err=True)    # the machine's fault, not pnp's
+            ctx.exit(1)
         except Exception as exc:  # a bug in pnp, not in the game: one line unless -v
             if ctx.find_root().params.get("verbose"):
                 traceback.print_exc()
@@ -65,6 +70,24 @@ def handles_problems(func):
                        err=True)
             ctx.exit(3)
     return wrapper
+
+
+# Faults of the machine (a read-only or full disk, a file where a folder should be): one line, exit 1.
+ENVIRONMENT_ERRORS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG,
+                      errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.EMFILE, errno.EIO}
+_HINTS = {errno.ENOSPC: "free some space on the disk", errno.EDQUOT: "free some space on the disk",
+          errno.EROFS: "build on a writable disk (--project DIR)", errno.EACCES: "make build/ writable",
+          errno.EPERM: "make build/ writable"}
+
+
+def _environment_problem(exc: OSError):
+    from generator.errors import Problem
+    path = exc.filename or "build/"
+    try:
+        path = os.path.relpath(path)
+    except ValueError:
+        pass
+    return Problem(str(path), None, f"cannot write: {exc.strerror or exc}", _HINTS.get(exc.errno))
 
 
 def _project(ctx: click.Context, project_dir: str | None) -> Project:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import multiprocessing
 import traceback
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.render.canonical import Batch, canonical_face
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text, serious_warnings
+from generator.render.workers import worker_pool
 from generator.render.weasy import weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
@@ -217,8 +216,7 @@ class CardRenderer:
         global _WORKER
         _WORKER = (self, chunks)
         self.fetcher      # load WeasyPrint before forking: the workers share it instead of each loading it
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with worker_pool(jobs) as pool:
             for result in pool.map(_render_chunk_in_worker, range(len(chunks))):
                 yield from self._collect(result, progress)
         _WORKER = None

@@ -22,6 +22,7 @@ from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec,
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
+MAX_ID = 64
 
 
 def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
@@ -146,6 +147,10 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
+            continue
+        if len(card_id) > MAX_ID:
+            problems.append(Problem(display, raw.line_of("id"), f"{noun} {abbreviate(card_id, 60)!r}: id is "
+                                    f"{len(card_id)} characters; at most {MAX_ID}", "ids name output files"))
             continue
         if not ID_PATTERN.fullmatch(card_id):
             problems.append(Problem(display, raw.line_of("id"), f"{noun} {abbreviate(card_id, 60)!r}: id must be "

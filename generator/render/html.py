@@ -19,6 +19,9 @@ from generator.source.markup import to_html
 from generator.source.project import Project
 
 
+MAX_FILE_BYTES = 20 * 2**20    # larger artwork is a mistake (or an attack) that would exhaust memory
+
+
 def fenced_fetcher(roots: list[Path]):
     """A WeasyPrint URL fetcher that reads files inside the project's own folders and nothing
     else: no network, no file:// elsewhere, no escaping with ../ or a symbolic link."""
@@ -35,6 +38,9 @@ def fenced_fetcher(roots: list[Path]):
             path = Path(unquote(parsed.path)).resolve()
             if not any(path.is_relative_to(root) for root in allowed):
                 self._refuse(f"blocked: {path} is outside the project's folders")
+            if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
+                self._refuse(f"blocked: {path.name} is {path.stat().st_size // 2**20} MB; an image, stylesheet or "
+                             f"font a card uses may be at most {MAX_FILE_BYTES // 2**20} MB")
             return super().fetch(url, headers)
 
         @staticmethod

@@ -6,6 +6,7 @@ is an error (reportlab would silently print nothing).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 
@@ -138,7 +139,7 @@ class Pen:
             logging.getLogger("svglib").setLevel(logging.ERROR)
             drawing = _drawings[path] = svg2rlg(str(path))
         extent = max(drawing.width, drawing.height)
-        name = "icon-" + path.stem
+        name = self._form_name(path)
         defined = self.c.__dict__.setdefault("_pnp_icons", set())
         if name not in defined:
             self.c.beginForm(name, lowerx=0, lowery=0, upperx=extent, uppery=extent)
@@ -146,6 +147,14 @@ class Pen:
             self.c.endForm()
             defined.add(name)
         return name, extent
+
+    def _form_name(self, path) -> str:
+        """A PDF form name per icon file: an emoji's code points, or for an icon named by its path
+        under icons/ that path's hash too (a/star.svg and b/star.svg are two icons)."""
+        relative = path.relative_to(self.assets.project.icons.resolve())
+        if relative.parent.as_posix() == "twemoji":
+            return "icon-" + path.stem
+        return f"icon-{path.stem}-{hashlib.sha256(relative.as_posix().encode()).hexdigest()[:8]}"
 
     def runs(self, text: str, bold: bool) -> list[tuple[str, str]]:
         """(font name, text) and ("icon", emoji) runs, each character in the first font that has it."""

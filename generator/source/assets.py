@@ -22,6 +22,7 @@ from generator.source.project import Project
 from generator.source.schema import FontsFile, validation_problems
 from generator.source.yamlsrc import load_yaml
 
+MAX_ICON_BYTES = 512 * 1024     # an emoji is a few KB; a much larger SVG would take gigabytes to draw
 IGNORED = {"\ufe0f", "\ufe0e", "\u200d", "\n", "\r", "\t"}
 
 
@@ -106,6 +107,10 @@ class Assets:
         if path is None:
             raise ValueError(f"no icon for {name!r}")
         if path not in self._checked:
+            size = path.stat().st_size
+            if size > MAX_ICON_BYTES:
+                raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {size // 1024:,} KB; "
+                                 f"an icon may be at most {MAX_ICON_BYTES // 1024} KB")
             problem = svg_problem(path.read_bytes())
             if problem:
                 raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {problem}")

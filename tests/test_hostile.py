@@ -4,12 +4,14 @@ Each of these fails on the code before the fix."""
 from __future__ import annotations
 
 import http.client
+import re
 import shutil
 import subprocess
 import threading
 from pathlib import Path
 from types import SimpleNamespace
 
+import pikepdf
 import pytest
 
 from generator.errors import PnpError
@@ -271,3 +273,59 @@ def test_a_file_where_build_should_be_is_one_line_and_exit_1(market):
     result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
     assert result.exit_code == 1
     assert result.output.splitlines()[-1].endswith("build/.cache/fontconfig: cannot write: Not a directory")
+
+
+# --- print-file hygiene -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def market_pack(tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("hygiene") / "project"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    result = pnp(project, "build", GAME, "--players", "2", "--paper", "a4", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    return project / "build" / GAME / f"{GAME}-2p-a4.pdf"
+
+
+def _font_dicts(pdf):
+    return [o for o in pdf.objects if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/Font"
+            and "/DescendantFonts" not in o]
+
+
+def test_every_listed_font_is_embedded_clean_and_uniquely_tagged(market_pack):
+    from generator.check.pdfread import font_resources
+    with pikepdf.open(market_pack) as pdf:
+        found = font_resources(pdf)
+    assert found and all(f.embedded for f in found)
+    assert all(re.fullmatch(r"[A-Z]{6}\+[A-Za-z0-9-]+", f.name) for f in found), [f.name for f in found]
+    tags: dict[str, set] = {}
+    for font in found:
+        tags.setdefault(font.name.split("+")[0], set()).add(font.program)
+    assert all(len(programs) == 1 for programs in tags.values())
+    # the boards' reportlab subsets are there too, each with its own tag
+    assert sum("NotoSansSC" in f.name for f in found) >= 2
+
+
+def test_preflight_catches_each_font_fault(market_pack, tmp_path):
+    from generator.check.preflight import preflight
+    with pikepdf.open(market_pack) as pdf:
+        fonts = _font_dicts(pdf)
+        simple = [f for f in fonts if f.Subtype == "/TrueType"]
+        assert len(simple) >= 2
+        simple[0].BaseFont = pikepdf.Name("/AAAAAA+NotoSansSC-Regular")
+        simple[1].BaseFont = pikepdf.Name("/AAAAAA+NotoSansSC-Bold")
+        type0 = [f for f in pdf.objects if isinstance(f, pikepdf.Dictionary) and "/DescendantFonts" in f][0]
+        type0.DescendantFonts[0].BaseFont = pikepdf.Name("/EVKDDR+/Noto-Sans-SC-Bold")
+        page = pdf.pages[-1]
+        page.Resources.Font = page.Resources.get("/Font", pikepdf.Dictionary())
+        page.Resources.Font.Fx = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font,
+                                                   Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica))
+        broken = tmp_path / market_pack.name
+        pdf.save(broken)
+    shutil.copy(market_pack.with_suffix(".json"), broken.with_suffix(".json"))
+    findings = preflight(broken).findings
+    assert "font Helvetica is listed but not embedded" in findings
+    assert "font name 'EVKDDR+/Noto-Sans-SC-Bold' is not a clean PostScript name" in findings
+    assert "fonts AAAAAA+NotoSansSC-Regular and AAAAAA+NotoSansSC-Bold are different subsets sharing the tag " \
+           "AAAAAA+" in findings

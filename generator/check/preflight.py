@@ -6,20 +6,22 @@ page and the card or piece. Checks:
     and sits where the manifest says;
   - every back is the exact duplex mirror of its front (for the flip and back offset used);
   - no crop mark enters a card's trim or printed bleed;
-  - every font is embedded and every glyph drawn exists in it;
+  - every font is embedded and every glyph drawn exists in it; every font listed, drawn with or
+    not, is embedded, has a clean name, and its subset tag names one program only;
   - no raster image prints below 300 dpi;
   - a page holding a single board carries a TrimBox and a BleedBox.
 """
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pikepdf
 
 from generator.geometry import Rect, back_placement
-from generator.check.pdfread import fonts, images, walk
+from generator.check.pdfread import font_resources, fonts, images, walk
 
 TOLERANCE = 0.01     # mm
 MIN_DPI = 300
@@ -67,6 +69,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_cards(pdf, manifest, report)
     _check_boards(pdf, manifest, report)
     _check_fonts(pdf, report)
+    _check_font_resources(pdf, report)
     _check_images(pdf, report)
     return report
 
@@ -180,6 +183,26 @@ def _check_fonts(pdf, report: Report) -> None:
         if use.missing:
             report.findings.append(f"font {name}: {len(use.missing)} glyphs drawn that the font does not have "
                                    f"(ids {', '.join(map(str, use.missing[:5]))})")
+
+
+FONT_NAME = re.compile(r"^([A-Z]{6}\+)?[A-Za-z0-9-]+$")
+
+
+def _check_font_resources(pdf, report: Report) -> None:
+    """Fonts listed but never drawn with still count: every one embedded, each name clean, and a
+    subset tag names one program only."""
+    programs: dict[str, tuple[str, str]] = {}
+    for font in dict.fromkeys(font_resources(pdf)):
+        if not font.embedded:
+            report.findings.append(f"font {font.name} is listed but not embedded")
+        if not FONT_NAME.match(font.name):
+            report.findings.append(f"font name {font.name!r} is not a clean PostScript name")
+        if font.program is None or "+" not in font.name:
+            continue
+        tag = font.name.split("+", 1)[0]
+        other = programs.setdefault(tag, (font.name, font.program))
+        if other[1] != font.program:
+            report.findings.append(f"fonts {other[0]} and {font.name} are different subsets sharing the tag {tag}+")
 
 
 def _check_images(pdf, report: Report) -> None:

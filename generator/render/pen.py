@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from pathlib import Path
 
 from reportlab.graphics import renderPDF
 from reportlab.lib.colors import HexColor
@@ -151,7 +152,7 @@ class Pen:
     def _form_name(self, path) -> str:
         """A PDF form name per icon file: an emoji's code points, or for an icon named by its path
         under icons/ that path's hash too (a/star.svg and b/star.svg are two icons)."""
-        relative = path.relative_to(self.assets.project.icons.resolve())
+        relative = Path(path).resolve().relative_to(self.assets.project.icons.resolve())
         if relative.parent.as_posix() == "twemoji":
             return "icon-" + path.stem
         return f"icon-{path.stem}-{hashlib.sha256(relative.as_posix().encode()).hexdigest()[:8]}"

@@ -22,7 +22,7 @@ from generator import __version__
 from generator.source.assets import Assets
 from generator.atomic import commit, stage
 from generator.errors import PnpError, Problem
-from generator.render.fontmerge import merge_fonts
+from generator.render.fontmerge import merge_fonts, tidy_fonts
 from generator.source.game import Card, Game
 from generator.geometry import pt
 from generator.sheets.impose import Imposer
@@ -127,6 +127,7 @@ class PackBuilder:
         offset = len(info.pages)
         self._outline(out, sections, offset)
         self._metadata(out, pack, paper)
+        tidy_fonts(out)                      # the info page's fonts too: unique tags, clean names
         buffer = io.BytesIO()
         out.save(buffer, deterministic_id=True, compress_streams=True,
                  object_stream_mode=pikepdf.ObjectStreamMode.generate)

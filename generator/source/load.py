@@ -80,12 +80,15 @@ def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
     pieces = {}
     if spec.pieces:
         pieces_file = parse(spec.pieces, PiecesFile)
-        for piece in pieces_file.pieces if pieces_file else []:
-            pieces[piece.id] = piece
+        listed = pieces_file.pieces if pieces_file else []
+        _unique_ids(listed, "pieces", "piece", files.get(project.display(folder / spec.pieces)), problems)
+        for piece in listed:
+            pieces.setdefault(piece.id, piece)
     claims = []
     if spec.claims:
         claims_file = parse(spec.claims, ClaimsFile)
         claims = claims_file.claims if claims_file else []
+        _unique_ids(claims, "claims", "claim", files.get(project.display(folder / spec.claims)), problems)
     data = {}
     for name in spec.data:
         try:
@@ -122,6 +125,17 @@ def _outside_project(project: Project, folder: Path, spec: GameSpec, files: dict
                                     "name files inside the game's folder, like goods.yaml"))
             found = True
     return found
+
+
+def _unique_ids(items: list, key: str, noun: str, raw, problems: list[Problem]) -> None:
+    """Two pieces or two claims with one id: the second would silently replace the first."""
+    first: dict[str, int | None] = {}
+    for index, item in enumerate(items):
+        file, line = line_at(raw, (key, index, "id"))
+        if item.id in first:
+            problems.append(Problem(file, line, f"{noun} '{item.id}': duplicate id (first used on line "
+                                    f"{first[item.id]})"))
+        first.setdefault(item.id, line)
 
 
 def files_line(files: dict, key: str) -> int | None:

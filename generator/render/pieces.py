@@ -156,11 +156,14 @@ class PieceDrawer:
         else:
             pen.rect(0, 0, w, h, fill=background)
         for index, element in enumerate(elements):
+            pen.drawn = []
             try:
                 draw_element(pen, element, ctx)
+                _inside(pen.drawn, w, h)
             except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
                 raise PnpError(Problem(self.file, self._line(piece, key, index),
                                        f"piece {piece.id}: {element.type}: {exc}")) from None
+        pen.drawn = None
         self._cut_line(pen, piece, w, h)
 
     def _piece_data(self, piece: PieceSpec) -> dict:
@@ -188,6 +191,19 @@ class PieceDrawer:
             if entry.get("id") == piece.id:
                 return line_at(raw, ("pieces", position, key, index))[1]
         return None
+
+
+EDGE_TOLERANCE = 0.2    # mm: a stroke's half width may reach past the edge it is drawn on
+
+
+def _inside(boxes: list, w: float, h: float) -> None:
+    """Everything an element drew lies on its piece: text or a shape past the edge would be cut
+    off, or print over the next piece on the sheet."""
+    for x0, y0, x1, y1 in boxes:
+        over = max(-x0, -y0, x1 - w, y1 - h)
+        if over > EDGE_TOLERANCE:
+            raise DrawError(f"draws {over:.1f} mm outside the piece (at {x0:.1f}, {y0:.1f} to {x1:.1f}, {y1:.1f} mm; "
+                            f"the piece is {w:g} × {h:g} mm)")
 
 
 def _alignment_points(tile) -> list[tuple[float, float]]:
@@ -477,6 +493,8 @@ def draw_pattern(pen: Pen, el, ctx):
     kind = _s(el.pattern, ctx)
     x0, y0, w, h = _n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx), _n(el.h, ctx)
     c = pen.c
+    pen._mark(x0, y0, x0 + w, y0 + h)
+    drawn, pen.drawn = pen.drawn, None      # the strokes below are clipped to that area
     c.saveState()
     clip = c.beginPath()
     px, py = pen.xy(x0, y0 + h)
@@ -507,6 +525,7 @@ def draw_pattern(pen: Pen, el, ctx):
             pts = [(x0 + i * 0.5, y0 + 1.5 + j * 3 + 0.8 * math.sin(i * 0.5 * 2 * math.pi / 6)) for i in range(int(w / 0.5) + 2)]
             pen.line(pts, stroke=colour, line=1.4)
     c.restoreState()
+    pen.drawn = drawn
 
 
 DRAW = {"rect": draw_rect, "line": draw_line, "text": draw_text, "icon": draw_icon, "track": draw_track,

@@ -368,7 +368,7 @@ class PackBuilder:
                 counts: dict[str, int] = {}
                 for card, _ in section.items:
                     counts[card.uid] = counts.get(card.uid, 0) + 1
-                item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed,
+                item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed, safe_mm=deck.safe,
                             cards=[{"id": uid, "copies": n} for uid, n in counts.items()])
             else:
                 piece = self.game.pieces[section.id]

@@ -329,3 +329,74 @@ def test_preflight_catches_each_font_fault(market_pack, tmp_path):
     assert "font name 'EVKDDR+/Noto-Sans-SC-Bold' is not a clean PostScript name" in findings
     assert "fonts AAAAAA+NotoSansSC-Regular and AAAAAA+NotoSansSC-Bold are different subsets sharing the tag " \
            "AAAAAA+" in findings
+
+
+# --- no longer misleading ------------------------------------------------------------------------
+
+def test_a_yaml_merge_key_is_not_a_duplicate(market):
+    _edit(market, "game.yaml", "card:\n  size: bridge\n  bleed: 3", "card:\n  <<: {size: poker, bleed: 2}\n  size: bridge\n"
+          "  bleed: 3")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_byte_order_mark_is_not_an_error(market):
+    path = market / FOLDER / "stalls.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 0, result.output
+
+
+def test_pnp_list_runs_no_rules_module(market, tmp_path):
+    marker = tmp_path / "ran"
+    rules = market / FOLDER / "rules.py"
+    rules.write_text(f"open({str(marker)!r}, 'w').close()\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    result = pnp(market, "list")
+    assert result.exit_code == 0 and "night-market: 夜市摊主" in result.output
+    assert not marker.exists()
+    assert pnp(market, "validate", GAME).exit_code == 0 and marker.exists()      # validate does run it
+
+
+def test_a_nan_back_offset_is_refused(market):
+    for command in (("build", GAME, "--back-offset", "nan,0"), ("calibrate", "--printer", "x", "--offset", "0,inf")):
+        result = pnp(market, *command)
+        assert result.exit_code == 2 and "expected two numbers in mm like 1.5,-0.5" in result.output
+    assert not (market / "pnp.toml").exists()
+
+
+def test_macos_metadata_files_among_the_icons_are_ignored(tmp_path):
+    from generator.source.assets import Assets
+    project = tmp_path / "p"
+    (project / "cards").mkdir(parents=True)
+    (project / "fonts").symlink_to(ROOT / "fonts")
+    (project / "icons" / "twemoji").mkdir(parents=True)
+    shutil.copy(ROOT / "icons/twemoji/1f525.svg", project / "icons/twemoji/1f525.svg")
+    (project / "icons/twemoji/._1f525.svg").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    assets = Assets(Project.at(project))
+    assert assets.icon("🔥") == project / "icons/twemoji/1f525.svg"
+
+
+def test_board_icons_with_one_file_name_in_two_folders_are_two_icons(tmp_path):
+    from reportlab.pdfgen.canvas import Canvas
+    from generator.render.pen import Pen, register_fonts
+    from generator.source.assets import Assets
+    project = tmp_path / "p"
+    (project / "cards").mkdir(parents=True)
+    (project / "fonts").symlink_to(ROOT / "fonts")
+    for folder, source in (("a", "1f525"), ("b", "1f30a")):
+        (project / "icons" / folder).mkdir(parents=True)
+        shutil.copy(ROOT / f"icons/twemoji/{source}.svg", project / "icons" / folder / "star.svg")
+    (project / "icons" / "twemoji").mkdir()
+    assets = Assets(Project.at(project))
+    register_fonts(assets)
+    import io
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, invariant=1, initialFontName=assets.fonts[0].name)
+    pen = Pen(canvas, assets, 100)
+    pen.icon("a/star.svg", 10, 10, 10)
+    pen.icon("b/star.svg", 30, 10, 10)
+    canvas.showPage()
+    canvas.save()
+    with pikepdf.open(io.BytesIO(buffer.getvalue())) as pdf:
+        forms = {bytes(x.read_bytes()) for x in pdf.pages[0].Resources.XObject.values()}
+    assert len(forms) == 2

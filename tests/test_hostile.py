@@ -400,3 +400,12 @@ def test_board_icons_with_one_file_name_in_two_folders_are_two_icons(tmp_path):
     with pikepdf.open(io.BytesIO(buffer.getvalue())) as pdf:
         forms = {bytes(x.read_bytes()) for x in pdf.pages[0].Resources.XObject.values()}
     assert len(forms) == 2
+
+
+def test_a_games_info_page_sees_data_not_paths(market):
+    extra = market / "templates" / GAME / "info.html"
+    extra.write_text("{{ fonts[0].path.read_text() }}", encoding="utf-8")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--jobs", "1")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.splitlines()[-1] == ("templates/night-market/info.html:1: info page: template failed: "
+                                              "'dict object' has no attribute 'path'")

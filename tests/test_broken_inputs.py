@@ -46,6 +46,11 @@ def apply(project: Path, edit: dict) -> None:
         path.write_text(edit["write"], encoding="utf-8")
     elif "write_bytes" in edit:
         path.write_bytes(ast.literal_eval(edit["write_bytes"]))
+    elif "truncate" in edit:
+        path.write_bytes(path.read_bytes()[: edit["truncate"]])
+    elif "symlink" in edit:
+        path.unlink()
+        path.symlink_to(edit["symlink"])
     elif "repeat" in edit:
         path.write_text(path.read_text(encoding="utf-8") + edit["repeat"] * edit["times"], encoding="utf-8")
     else:

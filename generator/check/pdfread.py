@@ -6,6 +6,7 @@ Rectangles are returned in millimetres from the page's top-left, like the manife
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import pikepdf
@@ -194,6 +195,24 @@ def fonts(pdf: pikepdf.Pdf) -> dict:
     for page in pdf.pages:
         scan(page, page.Resources)
     return uses
+
+
+@dataclass(frozen=True)
+class FontResource:
+    name: str                 # BaseFont, without the leading slash
+    embedded: bool
+    program: str | None       # a digest of the embedded program
+
+
+def font_resources(pdf: pikepdf.Pdf) -> list[FontResource]:
+    """Every font dictionary in the file, drawn with or not (preflight tools flag both)."""
+    found = []
+    for obj in pdf.objects:
+        if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font" and "/DescendantFonts" not in obj:
+            program = _font_program(obj)
+            digest = hashlib.sha256(program.read_bytes()).hexdigest() if program is not None else None
+            found.append(FontResource(str(obj.get("/BaseFont", "/?"))[1:], program is not None, digest))
+    return found
 
 
 def _use(uses: dict, font: pikepdf.Object) -> FontUse:

@@ -6,20 +6,24 @@ page and the card or piece. Checks:
     and sits where the manifest says;
   - every back is the exact duplex mirror of its front (for the flip and back offset used);
   - no crop mark enters a card's trim or printed bleed;
-  - every font is embedded and every glyph drawn exists in it;
+  - every font is embedded and every glyph drawn exists in it; every font listed, drawn with or
+    not, is embedded, has a clean name, and its subset tag names one program only;
   - no raster image prints below 300 dpi;
+  - every glyph on a card (its box measured in the file) lies inside the card's safe area;
   - a page holding a single board carries a TrimBox and a BleedBox.
 """
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pikepdf
+import pypdfium2 as pdfium
 
 from generator.geometry import Rect, back_placement
-from generator.check.pdfread import fonts, images, walk
+from generator.check.pdfread import MM, font_resources, fonts, images, walk
 
 TOLERANCE = 0.01     # mm
 MIN_DPI = 300
@@ -65,8 +69,10 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         report.findings.append(f"the PDF has {report.pages} pages, the manifest lists {len(manifest['pages'])}")
         return report
     _check_cards(pdf, manifest, report)
+    _check_safe_text(pdf_path, manifest, report)
     _check_boards(pdf, manifest, report)
     _check_fonts(pdf, report)
+    _check_font_resources(pdf, report)
     _check_images(pdf, report)
     return report
 
@@ -144,6 +150,57 @@ def _inside(rect: Rect, area: Rect) -> bool:
             and rect.x + rect.w <= area.x + area.w + TOLERANCE and rect.y + rect.h <= area.y + area.h + TOLERANCE)
 
 
+SAFE_TOLERANCE = 0.25      # mm: a glyph's outline may touch the safe line
+
+
+def _check_safe_text(pdf_path: Path, manifest, report: Report) -> None:
+    """Every glyph on a card, measured in the written file, lies inside the card's safe area:
+    a stylesheet that enlarges text past it would otherwise print it into the cut."""
+    safe = {c["id"]: c.get("safe_mm") for c in manifest["components"] if c["kind"] == "deck"}
+    pages = [e for e in manifest["pages"] if e["role"].startswith("cards")
+             and any(safe.get(s.get("component", e.get("component"))) for s in e["slots"])]
+    if not pages:
+        return
+    document = pdfium.PdfDocument(str(pdf_path))
+    try:
+        for entry in pages:
+            _safe_text_on_page(document[entry["number"] - 1], entry, safe, report)
+    finally:
+        document.close()
+
+
+def _safe_text_on_page(page, entry, safe: dict, report: Report) -> None:
+    """`safe`: each deck's safe margin; a shared sheet holds several decks."""
+    height = page.get_size()[1]
+    text = page.get_textpage()
+    outside: dict[tuple, list] = {}
+    for index in range(text.count_chars()):
+        char = text.get_text_range(index, 1)
+        if not char.strip() or char in "\ufffe\ufeff":
+            continue
+        left, bottom, right, top = text.get_charbox(index)
+        box = Rect(left * MM, (height - top) * MM, (right - left) * MM, (top - bottom) * MM)
+        if box.w <= 0 or box.h <= 0:
+            continue
+        cx, cy = box.x + box.w / 2, box.y + box.h / 2
+        for slot in entry["slots"]:
+            x, y, w, h = slot["bleed"]
+            margin = safe.get(slot.get("component", entry.get("component"))) or 0.0
+            if x <= cx <= x + w and y <= cy <= y + h:
+                tx, ty, tw, th = slot["trim"]
+                over = max(tx + margin - box.x, ty + margin - box.y, box.x + box.w - (tx + tw - margin),
+                           box.y + box.h - (ty + th - margin))
+                if over > SAFE_TOLERANCE:
+                    found = outside.setdefault((slot["card"], slot["side"]), [0.0, "", slot["copy"], margin])
+                    found[0] = max(found[0], over)
+                    if slot["copy"] == found[2] and len(found[1]) < 12:     # each copy prints the same
+                        found[1] += char
+                break
+    for (card, side), (over, chars, _, margin) in outside.items():
+        report.findings.append(f"page {entry['number']}, card {card} ({side}): text {chars!r} runs {over:.1f} mm "
+                               f"outside the {margin:g} mm safe area")
+
+
 def _check_back(entry, backs: list[Rect], fronts: list[Rect] | None, placed, duplex, offset, report) -> None:
     number = entry["number"]
     if fronts is None:
@@ -204,6 +261,26 @@ def _check_fonts(pdf, report: Report) -> None:
         if use.missing:
             report.findings.append(f"font {name}: {len(use.missing)} glyphs drawn that the font does not have "
                                    f"(ids {', '.join(map(str, use.missing[:5]))})")
+
+
+FONT_NAME = re.compile(r"^([A-Z]{6}\+)?[A-Za-z0-9-]+$")
+
+
+def _check_font_resources(pdf, report: Report) -> None:
+    """Fonts listed but never drawn with still count: every one embedded, each name clean, and a
+    subset tag names one program only."""
+    programs: dict[str, tuple[str, str]] = {}
+    for font in dict.fromkeys(font_resources(pdf)):
+        if not font.embedded:
+            report.findings.append(f"font {font.name} is listed but not embedded")
+        if not FONT_NAME.match(font.name):
+            report.findings.append(f"font name {font.name!r} is not a clean PostScript name")
+        if font.program is None or "+" not in font.name:
+            continue
+        tag = font.name.split("+", 1)[0]
+        other = programs.setdefault(tag, (font.name, font.program))
+        if other[1] != font.program:
+            report.findings.append(f"fonts {other[0]} and {font.name} are different subsets sharing the tag {tag}+")
 
 
 def _check_images(pdf, report: Report) -> None:

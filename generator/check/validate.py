@@ -13,7 +13,8 @@ import inspect
 from typing import Any
 
 from generator.source.assets import Assets, describe_char
-from generator.errors import Problem
+from generator.errors import Problem, abbreviate
+from generator.check.context import game_context
 from generator.check.expr import ExprError, evaluate
 from generator.source.game import Game
 from generator.source.load import rules_line
@@ -21,6 +22,9 @@ from generator.source.markup import PLACEHOLDER, TextError, fill_placeholders, p
 from generator.source.project import Project
 from generator.source.schema import FieldSpec
 from generator.source.yamlsrc import line_at
+
+
+MAX_PIECE_COPIES = 1000     # far more tokens than any box holds; a larger count is a mistake
 
 
 def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
@@ -36,15 +40,15 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
 
 
 def context(game: Game, **extra: Any) -> dict:
-    return {"game": game, "derived": game.derived, "decks": {d: deck.cards for d, deck in game.decks.items()},
-            "tables": game.tables, **extra}
+    """The expression context (check/context.py): plain data, never engine objects."""
+    return game_context(game, **extra)
 
 
 def derive(project: Project, game: Game) -> list[Problem]:
     path = game.folder / game.spec.rules
     try:
         derived = game.rules.derive(game)
-    except Exception as exc:  # the designer's code: say where, not a traceback
+    except (Exception, SystemExit) as exc:  # the designer's code: say where, not a traceback (nor exit 0)
         return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
     if not isinstance(derived, dict):
         return [Problem(project.display(path), None, "derive() must return a dict of named values")]
@@ -59,7 +63,7 @@ def rules_checks(project: Project, game: Game) -> list[Problem]:
     path = game.folder / game.spec.rules
     try:
         found = list(check(game, game.derived) or [])
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
     line = _line_of(check)
     return [f if isinstance(f, Problem) else Problem(project.display(path), line, f"rules check: {f}")
@@ -123,6 +127,10 @@ def _piece_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
                                     f"must be a whole number, got {value!r}"))
+            continue
+        if value > MAX_PIECE_COPIES:
+            problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count {abbreviate(str(value), 40)} "
+                                    f"is more than {MAX_PIECE_COPIES} copies of a piece"))
             continue
         piece = game.pieces[piece_id]
         if piece.per_player and value > int(piece.per_player) * len(game.spec.player_colours):

@@ -5,7 +5,9 @@ Exit status: 0 done, 1 the input has problems (printed one per line as
 """
 from __future__ import annotations
 
+import errno
 import functools
+import math
 import os
 import sys
 import traceback
@@ -57,6 +59,11 @@ def handles_problems(func):
         except KeyboardInterrupt:
             click.echo("interrupted; earlier outputs are unchanged", err=True)
             ctx.exit(130)
+        except OSError as exc:
+            if exc.errno not in ENVIRONMENT_ERRORS:
+                raise
+            click.echo(str(_environment_problem(exc)), err=True)    # the machine's fault, not pnp's
+            ctx.exit(1)
         except Exception as exc:  # a bug in pnp, not in the game: one line unless -v
             if ctx.find_root().params.get("verbose"):
                 traceback.print_exc()
@@ -64,6 +71,24 @@ def handles_problems(func):
                        err=True)
             ctx.exit(3)
     return wrapper
+
+
+# Faults of the machine (a read-only or full disk, a file where a folder should be): one line, exit 1.
+ENVIRONMENT_ERRORS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG,
+                      errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.EMFILE, errno.EIO}
+_HINTS = {errno.ENOSPC: "free some space on the disk", errno.EDQUOT: "free some space on the disk",
+          errno.EROFS: "build on a writable disk (--project DIR)", errno.EACCES: "make build/ writable",
+          errno.EPERM: "make build/ writable"}
+
+
+def _environment_problem(exc: OSError):
+    from generator.errors import Problem
+    path = exc.filename or "build/"
+    try:
+        path = os.path.relpath(path)
+    except ValueError:
+        pass
+    return Problem(str(path), None, f"cannot write: {exc.strerror or exc}", _HINTS.get(exc.errno))
 
 
 def _project(ctx: click.Context, project_dir: str | None) -> Project:
@@ -96,11 +121,11 @@ def main(project_dir, verbose):
 @click.pass_context
 @handles_problems
 def list_games(ctx, project_dir):
-    """Games, their components and the packs they offer."""
+    """Games, their components and the packs they offer (reads data only: no rules module runs)."""
     from generator.source.load import load_game
     project, _ = _open(ctx, project_dir)
     for game_id in project.games():
-        game = load_game(project, game_id)
+        game = load_game(project, game_id, rules=False)
         click.echo(f"{game_id}: {game.spec.title}")
         for deck in game.decks.values():
             total = len(deck.cards)
@@ -143,6 +168,8 @@ def _offset(value: str | None) -> tuple[float, float] | None:
         x, y = (float(v) for v in value.split(","))
     except ValueError:
         raise click.BadParameter(f"expected two numbers in mm like 1.5,-0.5, got {value!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise click.BadParameter(f"expected two numbers in mm like 1.5,-0.5, got {value!r}")
     if abs(x) > 20 or abs(y) > 20:
         raise click.BadParameter(f"{value} mm is more than any printer's offset (at most ±20)")
     return x, y
@@ -327,13 +354,15 @@ def gallery(ctx, game, players, jobs, project_dir):
 @click.pass_context
 @handles_problems
 def serve(ctx, port, project_dir):
-    """Serve build/ (the galleries) on http://127.0.0.1:PORT/."""
+    """Serve the galleries in build/ on http://127.0.0.1:PORT/ (localhost only)."""
     from generator.export.gallery import serve as run
     project = _project(ctx, project_dir)
     try:
         run(project, port, say=click.echo)
     except OSError as exc:
-        raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}") from None
+        hint = f" (another program uses it: try pnp serve --port {port + 1 if port else 8001})" \
+            if exc.errno == errno.EADDRINUSE else ""
+        raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}{hint}") from None
 
 
 @main.command("new")

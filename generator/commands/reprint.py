@@ -7,6 +7,7 @@ card is printed on fresh sheets with its backs, and page 1 lists what changed.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import tarfile
 import tempfile
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from generator.source.assets import Assets
 from generator.sheets.kit import FACES_RECORD, check_game, faces_for, keys_by_card, pick_pack, read_record
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate
 from generator.geometry import PAPERS
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack
@@ -41,10 +42,23 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
         return keys_by_card(faces_for(game, renderer, keep))
 
 
+def verified_revision(project: Project, revision: str) -> str:
+    """The commit a revision names, checked as a revision before git sees it anywhere else:
+    `--since=--output=FILE` must never reach git as an option (it would write FILE)."""
+    run = subprocess.run(["git", "-C", str(project.root), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                          f"{revision}^{{commit}}"], capture_output=True)
+    commit = run.stdout.decode(errors="replace").strip()
+    if run.returncode or not re.fullmatch(r"[0-9a-f]{40,64}", commit):
+        raise PnpError(Problem(str(project.root), None, f"cannot read revision {abbreviate(revision)!r}: it is not "
+                               "a commit in this project's git history", "give a commit, tag or branch, e.g. HEAD~1"))
+    return commit
+
+
 def _checkout(project: Project, revision: str, into: Path) -> Project:
     """The project's tracked folders as they were at a git revision. A folder git holds only
     as a symbolic link (fonts shared between projects) is taken as it is now."""
-    run = subprocess.run(["git", "-C", str(project.root), "archive", "--format=tar", revision, "--", *TRACKED],
+    commit = verified_revision(project, revision)
+    run = subprocess.run(["git", "-C", str(project.root), "archive", "--format=tar", commit, "--", *TRACKED],
                          capture_output=True)
     if run.returncode:
         message = run.stderr.decode(errors="replace").strip().splitlines()
@@ -64,6 +78,8 @@ def _checkout(project: Project, revision: str, into: Path) -> Project:
 
 def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,
             papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print) -> list[str]:
+    if since is not None:
+        verified_revision(project, since)       # before anything runs: git must never take it as an option
     game = check_game(project, assets, game_id).game
     if players is None and since is None:       # the largest pack that was built, not one never printed
         built = read_record(project, game_id)["packs"]

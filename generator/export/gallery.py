@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import http.server
 from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
 
 from jinja2 import Environment, select_autoescape
 
@@ -187,13 +188,16 @@ def _page(game: Game, pack, entries: list[Entry], fonts: list[dict]) -> str:
 
 
 def serve(project: Project, port: int, say=print, ready=None) -> None:
-    """Serve build/ on localhost until interrupted."""
-    handler = functools.partial(_QuietHandler, directory=str(project.build))
+    """Serve the galleries in build/ on localhost until interrupted, opening on the gallery."""
+    handler = functools.partial(GalleryHandler, build=project.build.resolve())
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
-        games = sorted(p.parent.parent.name for p in project.build.glob("*/gallery/index.html"))
-        say(f"serving build/ on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
-        for game_id in games:
-            say(f"  http://127.0.0.1:{server.server_address[1]}/{game_id}/gallery/")
+        games = galleries(project.build)
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        say(f"serving the galleries on {base}{games[0] + '/gallery/' if len(games) == 1 else ''} (Ctrl-C stops)")
+        for game_id in games if len(games) > 1 else []:
+            say(f"  {base}{game_id}/gallery/")
+        if not games:
+            say("  no gallery built yet: run pnp gallery GAME")
         if ready:
             ready(server)
         try:
@@ -202,7 +206,90 @@ def serve(project: Project, port: int, say=print, ready=None) -> None:
             pass
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+def galleries(build) -> list[str]:
+    return sorted(p.parent.parent.name for p in build.glob("*/gallery/index.html")
+                  if not p.parent.parent.name.startswith("."))
+
+
+LOCAL_HOSTS = {"localhost", "127.0.0.1"}
+
+
+class GalleryHandler(http.server.SimpleHTTPRequestHandler):
+    """Only the galleries' own files: build/<game>/gallery/…, no directory listings, no
+    dot-files (.cache, .stamp.json), nothing reached through a symbolic link, and only for a
+    Host header naming this machine (a web page elsewhere cannot rebind its name to us)."""
+
+    def __init__(self, *args, build, **kwargs):
+        self.build = build
+        super().__init__(*args, directory=str(build), **kwargs)
+
+    def do_GET(self):
+        if self._admit():
+            super().do_GET()
+
+    def do_HEAD(self):
+        if self._admit():
+            super().do_HEAD()
+
+    def _admit(self) -> bool:
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if name not in LOCAL_HOSTS:
+            self.send_error(403, "pnp serve answers only to localhost and 127.0.0.1")
+            return False
+        path = urlsplit(self.path).path
+        if path == "/":
+            games = galleries(self.build)
+            self._redirect(f"/{games[0]}/gallery/" if len(games) == 1 else None, games)
+            return False
+        file = self.gallery_file(path)
+        if file is None:
+            self.send_error(404)
+            return False
+        if file.is_dir():
+            self._redirect(path + "/", [])
+            return False
+        return True
+
+    def gallery_file(self, url_path: str):
+        """The file a URL names, or None when it is not a gallery's own file."""
+        parts = [p for p in unquote(url_path).split("/") if p]
+        if len(parts) < 2 or parts[1] != "gallery" or any(p.startswith(".") or "\\" in p for p in parts):
+            return None
+        path = self.build
+        for part in parts:
+            path = path / part
+            if path.is_symlink():
+                return None
+        if path.is_dir():
+            if not url_path.endswith("/"):
+                return path
+            path = path / "index.html"
+        return path if path.is_file() and path.resolve().is_relative_to(self.build) else None
+
+    def translate_path(self, path):
+        file = self.gallery_file(urlsplit(path).path)
+        return str(file) if file is not None else str(self.build / ".none")
+
+    def list_directory(self, path):
+        self.send_error(404)
+        return None
+
+    def _redirect(self, target, games):
+        if target is not None:
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        links = "".join(f'<li><a href="/{g}/gallery/">{g}</a></li>' for g in games) or "<li>none yet: run pnp gallery GAME</li>"
+        body = f'<!DOCTYPE html><meta charset="utf-8"><title>pnp galleries</title><ul>{links}</ul>'.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
     def log_message(self, format, *args):   # one line per request is noise on a designer's terminal
         pass
-

@@ -9,14 +9,13 @@ shop's 2.5 × 3.5 in template is thus enlarged by under 1 %, and never shows a w
 from __future__ import annotations
 
 import io
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import pikepdf
 
 from generator.source.assets import Assets
 from generator.render.fontmerge import merge_fonts
+from generator.render.workers import worker_pool
 
 MM_PER_INCH = 25.4
 PT_PER_INCH = 72
@@ -99,8 +98,7 @@ def draw_pages(pdf: bytes, frames: list[Frame], jobs: int = 1, dpi: float | None
         if jobs <= 1 or len(spans) <= 1:
             results = [_draw_range(span) for span in spans]
         else:
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            with worker_pool(jobs) as pool:
                 results = list(pool.map(_draw_range, spans))
     finally:
         _WORK = None

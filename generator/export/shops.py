@@ -107,6 +107,7 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     if not items:
         raise PnpError(Problem(f"cards/{game_id}/game.yaml", None, f"no card of this pack fits a {SHOP_NAMES[shop]} "
                                "product"))
+    _unique_names(items, game.id)
     rendered = renderer.render([faces[(i.deck.id, i.card.id, i.side)] for i in items], jobs=jobs)
     unique = list(dict.fromkeys((i.face_key, i.frame) for i in items))
     pdf = faces_pdf([rendered.pages[key] for key, _ in unique], assets)
@@ -152,6 +153,20 @@ def _frame(page_mm, trim_mm, product: Product | None, dpi: int) -> Frame:
         return Frame.at_dpi(page_mm, dpi)
     width, height = product.size_px(dpi)
     return Frame.fitted(page_mm, trim_mm, width, height, (product.trim_in[0] * dpi, product.trim_in[1] * dpi))
+
+
+def _unique_names(items: list[Item], game_id: str) -> None:
+    """No two images may share a name in the zip, whatever the case: deck `actions` card `x-1`
+    and deck `actions-x` card `1` would both be actions-x-1-1.png (and Mirror/mirror one file
+    on macOS or Windows)."""
+    seen: dict[str, Item] = {}
+    for item in items:
+        for name in item.names():
+            other = seen.setdefault(name.lower(), item)
+            if other is not item:
+                raise PnpError(Problem(item.card.file, item.card.line, f"card '{item.card.uid}' and card "
+                                       f"'{other.card.uid}' would both be exported as {name}",
+                                       "rename one of the cards (or decks)"))
 
 
 def _pieces(assets: Assets, game: Game, pack, shop: str, dpi: int):

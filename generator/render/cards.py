@@ -11,9 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import multiprocessing
 import traceback
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,12 +19,15 @@ import pikepdf
 from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.source.assets import Assets, describe_char
+from generator.check.context import card_data, game_context, plain
+from generator.check.expr import LimitError, guarded
 from generator.render.cache import FaceCache, FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.render.canonical import Batch, canonical_face
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text, serious_warnings
+from generator.render.workers import worker_pool
 from generator.render.weasy import weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
@@ -87,7 +88,7 @@ class CardRenderer:
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords)
-        self.colours = {c.id: c for c in game.spec.player_colours}
+        self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
         self.font_css = assets.font_face_css()
         self._stylesheet_hashes: dict[str, str] = {}
         self._texts: dict[str, str] = {}
@@ -143,11 +144,14 @@ class CardRenderer:
                     player = self.colours[card.fields[name]]
                     break
         w, h = face.deck.trim
-        context = dict(card=card, deck=face.deck.spec, game=self.game.spec, derived=self.game.derived,
-                       colours=self.colours, player=player, fit=fit, side=face.side,
-                       trim={"width": w, "height": h}, bleed=face.deck.bleed, safe=face.deck.safe)
+        context = game_context(self.game, card=card_data(card) if card is not None else None,
+                               deck={**plain(face.deck.spec), "id": face.deck.id}, colours=self.colours,
+                               player=player, fit=fit, side=face.side, trim={"width": w, "height": h},
+                               bleed=face.deck.bleed, safe=face.deck.safe)
         try:
-            html = self.env.get_template(face.template).render(**context)
+            html = guarded(lambda: self.env.get_template(face.template).render(**context))
+        except LimitError as exc:
+            raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template stopped: {exc}")) from None
         except TemplateSyntaxError as exc:
             raise PnpError(Problem(f"templates/{exc.name or face.template}", exc.lineno,
                                    f"template error: {exc.message}")) from None
@@ -170,6 +174,7 @@ class CardRenderer:
         return self._texts[html]
 
     def _blame(self, exc: Exception, face: Face) -> tuple[str, int | None]:
+        exc = getattr(exc, "origin", None) or exc     # a runaway template: where it was running
         for frame in reversed(traceback.extract_tb(exc.__traceback__)):
             path = Path(frame.filename)
             if path.suffix in (".html", ".j2") and any(path.is_relative_to(r) for r in self.project.template_roots()):
@@ -211,8 +216,7 @@ class CardRenderer:
         global _WORKER
         _WORKER = (self, chunks)
         self.fetcher      # load WeasyPrint before forking: the workers share it instead of each loading it
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with worker_pool(jobs) as pool:
             for result in pool.map(_render_chunk_in_worker, range(len(chunks))):
                 yield from self._collect(result, progress)
         _WORKER = None

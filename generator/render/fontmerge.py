@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import string
 from pathlib import Path
 
@@ -23,19 +24,89 @@ from generator.render.canonical import build_cmap, build_widths
 
 
 def merge_fonts(pdf: pikepdf.Pdf, assets: Assets) -> None:
-    groups: dict[tuple[str, int], list] = {}
+    groups: dict[tuple[str, int], list] = {}       # by the bundled font: one subset each
     users = []           # (resource dictionary, name, font) to repoint
     for obj in pdf.objects:          # faces, and the forms and patterns nested in them
         if isinstance(obj, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in obj:
             fonts = obj.Resources.get("/Font", {})
             for name, font in fonts.items():
                 if "/PnpFont" in font:
-                    family, weight = str(font.PnpFont[0]), int(font.PnpFont[1])
+                    family, weight = str(font.PnpFont[0]).rstrip(",").strip(), int(font.PnpFont[1])
                     groups.setdefault((family, weight), []).append(font)
                     users.append((fonts, name, (family, weight)))
     merged = {key: _merge(pdf, assets, key, fonts) for key, fonts in sorted(groups.items())}
     for fonts, name, key in users:
         fonts[name] = merged[key]
+    tidy_fonts(pdf)
+
+
+# --- font hygiene: what preflight tools flag ------------------------------------------------------
+
+SUBSET = re.compile(r"^[A-Z]{6}\+")
+CLEAN_NAME = re.compile(r"^([A-Z]{6}\+)?[A-Za-z0-9-]+$")
+
+
+def clean_base(name: str) -> str:
+    """A font's name without its subset tag, slash or stray punctuation (WeasyPrint may write
+    `/Noto-Sans-SC` or `Noto-Sans-Symbols-2,`)."""
+    base = SUBSET.sub("", str(name).lstrip("/"))
+    return re.sub(r"[^A-Za-z0-9-]", "", base) or "Font"
+
+
+def tidy_fonts(pdf: pikepdf.Pdf) -> None:
+    """Every font resource embedded and used, every subset tag its own, every name clean:
+    reportlab lists Helvetica on each canvas though no glyph is drawn with it, and tags its
+    subsets AAAAAA+ in every document, so two boards' different subsets shared a tag."""
+    for owner in [o for o in pdf.objects if isinstance(o, (pikepdf.Stream, pikepdf.Dictionary))] + list(pdf.pages):
+        resources = owner.get("/Resources") if hasattr(owner, "get") else None
+        fonts = resources.get("/Font") if isinstance(resources, pikepdf.Dictionary) else None
+        if not isinstance(fonts, pikepdf.Dictionary):
+            continue
+        unembedded = [n for n, f in fonts.items() if _program(f) is None]
+        if unembedded:
+            used = _fonts_named(owner)
+            for name in unembedded:
+                if name not in used:
+                    del fonts[name]
+    done = set()
+    for obj in list(pdf.objects):
+        if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font" and "/BaseFont" in obj \
+                and obj.objgen not in done and "/DescendantFonts" not in obj:
+            done.add(obj.objgen)
+            _retag(obj, [t for t in pdf.objects if isinstance(t, pikepdf.Dictionary) and t.get("/Type") == "/Font"
+                         and "/DescendantFonts" in t and t.DescendantFonts[0].objgen == obj.objgen]
+                   if obj.is_indirect else [])
+
+
+def _retag(font, parents) -> None:
+    """Name a font by its program: the same subset gets the same tag in any build, two
+    different subsets two tags."""
+    program = _program(font)
+    base = clean_base(font.BaseFont)
+    if program is None:
+        name = Name("/" + base)
+    else:
+        name = Name(f"/{_tag(base, program.read_bytes())}+{base}")
+        font.FontDescriptor.FontName = name
+    font.BaseFont = name
+    for parent in parents:
+        parent.BaseFont = name
+
+
+def _program(font):
+    descendant = font.DescendantFonts[0] if "/DescendantFonts" in font else font
+    descriptor = descendant.get("/FontDescriptor")
+    if descriptor is None:
+        return None
+    return next((descriptor[k] for k in ("/FontFile2", "/FontFile3", "/FontFile") if k in descriptor), None)
+
+
+def _fonts_named(owner) -> set[str]:
+    """The resource names a page or form selects with Tf."""
+    try:
+        return {str(operands[0]) for operands, _ in pikepdf.parse_content_stream(owner, "Tf")}
+    except pikepdf.PdfError:
+        return set()
 
 
 def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) -> pikepdf.Object:
@@ -51,7 +122,7 @@ def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) 
     source = _font_file(assets, family, weight)
     tag = _tag(source.name, gids)
     first = fonts[0]
-    base = str(first.BaseFont).split("+", 1)[-1]
+    base = clean_base(first.BaseFont)
     old = first.DescendantFonts[0].FontDescriptor
     descriptor = Dictionary({k: old[k] for k in old.keys() if k != "/FontBBox"})
     descriptor.FontName = Name(f"/{tag}+{base}")
@@ -93,7 +164,8 @@ def _subset(path: Path, gids: set[int]) -> bytes:
     return bytes(result.blob.data)
 
 
-def _tag(name: str, gids: set[int]) -> str:
+def _tag(name: str, content) -> str:
     """Six capital letters naming this subset (PDF subset fonts carry such a tag)."""
-    digest = hashlib.sha256((name + ",".join(map(str, sorted(gids)))).encode()).digest()
+    data = content if isinstance(content, bytes) else ",".join(map(str, sorted(content))).encode()
+    digest = hashlib.sha256(name.encode() + data).digest()
     return "".join(string.ascii_uppercase[b % 26] for b in digest[:6])

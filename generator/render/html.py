@@ -11,12 +11,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from jinja2 import FileSystemLoader, StrictUndefined, pass_context, select_autoescape
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
+from generator.check.expr import BoundedSandbox
 from generator.source.assets import Assets
 from generator.source.markup import to_html
 from generator.source.project import Project
+
+
+MAX_FILE_BYTES = 20 * 2**20    # larger artwork is a mistake (or an attack) that would exhaust memory
 
 
 def fenced_fetcher(roots: list[Path]):
@@ -35,6 +38,9 @@ def fenced_fetcher(roots: list[Path]):
             path = Path(unquote(parsed.path)).resolve()
             if not any(path.is_relative_to(root) for root in allowed):
                 self._refuse(f"blocked: {path} is outside the project's folders")
+            if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
+                self._refuse(f"blocked: {path.name} is {path.stat().st_size // 2**20} MB; an image, stylesheet or "
+                             f"font a card uses may be at most {MAX_FILE_BYTES // 2**20} MB")
             return super().fetch(url, headers)
 
         @staticmethod
@@ -47,15 +53,15 @@ def fenced_fetcher(roots: list[Path]):
     return FencedFetcher(allowed_protocols={"file"})
 
 
-def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(
+def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> BoundedSandbox:
+    env = BoundedSandbox(
         loader=FileSystemLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
     @pass_context
     def rich(ctx, text):
         card = ctx.get("card")
-        fields = card.fields if card is not None and hasattr(card, "fields") else {}
+        fields = {k: v for k, v in card.items() if k != "id"} if isinstance(card, dict) else {}
         return to_html(text, assets, keywords, rich=True, fields=fields)
 
     def plain(text):

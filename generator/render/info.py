@@ -7,18 +7,28 @@ from __future__ import annotations
 
 import hashlib
 import io
+import traceback
+from pathlib import Path
 
 import pikepdf
+from jinja2 import TemplateError
 
 from generator import __version__
 from generator.source.assets import Assets
 from generator.atomic import write_atomic
+from generator.check.context import game_context
+from generator.check.expr import LimitError, guarded
 from generator.render.cache import FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
+
+
+def _sections(sections) -> list[dict]:
+    return [{"id": s.id, "name": s.name, "kind": s.kind, "run": s.run, "count": s.count, "two_sided": s.two_sided,
+             "first_page": s.first_page, "last_page": s.last_page} for s in sections]
 
 
 class InfoPage:
@@ -34,11 +44,13 @@ class InfoPage:
     def render(self, pack, paper: str, sections, runs, info_pages: int, body_pages: int, options,
                reprint: dict | None = None) -> pikepdf.Pdf:
         w, h = PAPERS[paper]
-        html = self.env.get_template("base/info.html").render(
-            game=self.game.spec, pack=pack, paper=paper, page={"width": w, "height": h}, sections=sections,
+        # plain data only: a game's own info.html is rendered with this context too
+        context = game_context(
+            self.game, pack=pack, paper=paper, page={"width": w, "height": h}, sections=_sections(sections),
             runs=runs, info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
-            font_css=self.assets.font_face_css(), fonts=self.assets.fonts, derived=self.game.derived,
+            font_css=self.assets.font_face_css(), fonts=[{"family": f.family, "weight": f.weight} for f in self.assets.fonts],
             extra=self.extra, options=options, reprint=reprint)
+        html = self._html(context)
         stored = self.project.build / ".cache" / "info" / f"{self._key(html)}.pdf"
         if stored.is_file():
             return pikepdf.open(io.BytesIO(stored.read_bytes()))
@@ -51,6 +63,21 @@ class InfoPage:
             raise PnpError([Problem("templates/base/info.html", None, m) for m in serious])
         write_atomic(stored, data, durable=False)
         return pikepdf.open(io.BytesIO(data))
+
+    def _html(self, context: dict) -> str:
+        """The page's HTML; a failing template (a game's own info.html) is a located problem."""
+        try:
+            return guarded(lambda: self.env.get_template("base/info.html").render(**context))
+        except (TemplateError, LimitError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            origin = getattr(exc, "origin", None) or exc
+            where = ("templates/base/info.html", None)
+            for frame in reversed(traceback.extract_tb(origin.__traceback__)):
+                path = Path(frame.filename)
+                if path.suffix == ".html" and any(path.is_relative_to(r) for r in self.project.template_roots()):
+                    where = (self.project.display(path), frame.lineno)
+                    break
+            message = exc.message if isinstance(exc, TemplateError) and exc.message else str(exc)
+            raise PnpError(Problem(*where, f"info page: template failed: {message}")) from None
 
     def _key(self, html: str) -> str:
         """The page is the same if its HTML, its stylesheets and its fonts are."""

@@ -6,8 +6,10 @@ is an error (reportlab would silently print nothing).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
+from pathlib import Path
 
 from reportlab.graphics import renderPDF
 from reportlab.lib.colors import HexColor
@@ -47,10 +49,18 @@ class Pen:
         self.c, self.assets, self.page_height = canvas, assets, page_height
         self.ox, self.oy = origin
         self.ink_saver = ink_saver     # draft prints: no fills, light frames, black text
+        self.drawn: list | None = None     # when a list: the box (x0, y0, x1, y1) of everything drawn
 
     def at(self, x: float, y: float) -> "Pen":
         """A pen whose (0, 0) is (x, y) of this one."""
-        return Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver)
+        pen = Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver)
+        pen.drawn = self.drawn
+        return pen
+
+    def _mark(self, x0, y0, x1, y1) -> None:
+        """Remember where something was drawn, in the coordinates of the pen's origin chain."""
+        if self.drawn is not None:
+            self.drawn.append((self.ox + min(x0, x1), self.oy + min(y0, y1), self.ox + max(x0, x1), self.oy + max(y0, y1)))
 
     def xy(self, x: float, y: float) -> tuple[float, float]:
         return (self.ox + x) * PT, (self.page_height - self.oy - y) * PT
@@ -75,6 +85,7 @@ class Pen:
         f, s = self._style(fill, stroke, line, dash)
         if not (f or s):
             return
+        self._mark(x, y, x + w, y + h)
         px, py = self.xy(x, y + h)
         if radius:
             self.c.roundRect(px, py, w * PT, h * PT, radius * PT, stroke=s, fill=f)
@@ -83,11 +94,14 @@ class Pen:
 
     def circle(self, cx, cy, r, fill=None, stroke=None, line=0.3, dash=False):
         f, s = self._style(fill, stroke, line, dash)
+        self._mark(cx - r, cy - r, cx + r, cy + r)
         px, py = self.xy(cx, cy)
         self.c.circle(px, py, r * PT, stroke=s, fill=f)
 
     def line(self, points, stroke="#333333", line=0.5, dash=False):
         self._style(None, stroke, line, dash)
+        self._mark(min(p[0] for p in points), min(p[1] for p in points), max(p[0] for p in points),
+                   max(p[1] for p in points))
         path = self.c.beginPath()
         path.moveTo(*self.xy(*points[0]))
         for p in points[1:]:
@@ -98,6 +112,7 @@ class Pen:
         """An annular sector; angles in degrees, counter-clockwise from 3 o'clock."""
         import math
         f, s = self._style(fill, stroke, line)
+        self._mark(cx - r_out, cy - r_out, cx + r_out, cy + r_out)
         path = self.c.beginPath()
         steps = max(8, int(abs(extent) / 3))
         outer = [(cx + r_out * math.cos(math.radians(start + extent * i / steps)),
@@ -118,6 +133,7 @@ class Pen:
         except ValueError as exc:
             raise GlyphError(str(exc)) from None
         name, extent = self._icon_form(path)
+        self._mark(x, y, x + size, y + size)
         scale = size * PT / extent
         px, py = self.xy(x, y + size)
         self.c.saveState()
@@ -138,7 +154,7 @@ class Pen:
             logging.getLogger("svglib").setLevel(logging.ERROR)
             drawing = _drawings[path] = svg2rlg(str(path))
         extent = max(drawing.width, drawing.height)
-        name = "icon-" + path.stem
+        name = self._form_name(path)
         defined = self.c.__dict__.setdefault("_pnp_icons", set())
         if name not in defined:
             self.c.beginForm(name, lowerx=0, lowery=0, upperx=extent, uppery=extent)
@@ -146,6 +162,14 @@ class Pen:
             self.c.endForm()
             defined.add(name)
         return name, extent
+
+    def _form_name(self, path) -> str:
+        """A PDF form name per icon file: an emoji's code points, or for an icon named by its path
+        under icons/ that path's hash too (a/star.svg and b/star.svg are two icons)."""
+        relative = Path(path).resolve().relative_to(self.assets.project.icons.resolve())
+        if relative.parent.as_posix() == "twemoji":
+            return "icon-" + path.stem
+        return f"icon-{path.stem}-{hashlib.sha256(relative.as_posix().encode()).hexdigest()[:8]}"
 
     def runs(self, text: str, bold: bool) -> list[tuple[str, str]]:
         """(font name, text) and ("icon", emoji) runs, each character in the first font that has it."""
@@ -237,6 +261,8 @@ class Pen:
         elif align == "right":
             x -= line_width if width is None else line_width - width
         baseline = y + size * ASCENT / PT
+        if any(text.strip() for name, text in runs if name != "icon"):
+            self._mark(x, y, x + line_width, y + size * LINE / PT)
         self.c.setFillColor(colour("#000000" if self.ink_saver else fill))
         cursor = x
         for name, text in runs:

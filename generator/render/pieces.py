@@ -15,7 +15,8 @@ from typing import Any
 from reportlab.pdfgen.canvas import Canvas
 
 from generator.source.assets import Assets
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate
+from generator.check.context import pack_data, plain
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
 from generator.geometry import PT
@@ -42,11 +43,16 @@ class DrawError(ValueError):
     pass
 
 
+MAX_MM = 10_000         # no coordinate or size on a board is ten metres
+MAX_CELLS = 5_000       # cells, items or copies one element draws
+
+
 class PieceDrawer:
     def __init__(self, assets: Assets, game: Game, ink_saver: bool = False):
         self.assets, self.game, self.ink_saver = assets, game, ink_saver
         register_fonts(assets)
         self.file = f"cards/{game.id}/{game.spec.pieces}"
+        self._pieces: dict[str, dict] = {}
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet)."""
@@ -55,7 +61,7 @@ class PieceDrawer:
         for sheet in sheets:
             canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
             for placement in sheet.placements:
-                ctx = {**context, "pack": pack}
+                ctx = {**context, "pack": pack_data(pack)}
                 if placement.tile is not None:
                     self._draw_tile(canvas, sheet, placement, ctx)
                 elif placement.scale != 1.0:
@@ -138,7 +144,7 @@ class PieceDrawer:
     def draw_piece(self, pen: Pen, item: PieceCopy, context: dict) -> None:
         piece = item.piece
         w, h = item.size
-        ctx = {**context, "player": item.player, "copy": item.copy, "piece": piece}
+        ctx = {**context, "player": plain(item.player), "copy": item.copy, "piece": self._piece_data(piece)}
         elements = piece.elements if item.side == "front" else (piece.back or [])
         key = "elements" if item.side == "front" else "back"
         try:
@@ -150,12 +156,21 @@ class PieceDrawer:
         else:
             pen.rect(0, 0, w, h, fill=background)
         for index, element in enumerate(elements):
+            pen.drawn = []
             try:
                 draw_element(pen, element, ctx)
+                _inside(pen.drawn, w, h)
             except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
                 raise PnpError(Problem(self.file, self._line(piece, key, index),
                                        f"piece {piece.id}: {element.type}: {exc}")) from None
+        pen.drawn = None
         self._cut_line(pen, piece, w, h)
+
+    def _piece_data(self, piece: PieceSpec) -> dict:
+        """A piece as plain data, copied once however many copies are drawn."""
+        if piece.id not in self._pieces:
+            self._pieces[piece.id] = plain(piece)
+        return self._pieces[piece.id]
 
     def _cut_line(self, pen: Pen, piece: PieceSpec, w: float, h: float) -> None:
         """A thin outline to cut along, and a dashed fold line where the piece folds."""
@@ -176,6 +191,19 @@ class PieceDrawer:
             if entry.get("id") == piece.id:
                 return line_at(raw, ("pieces", position, key, index))[1]
         return None
+
+
+EDGE_TOLERANCE = 0.2    # mm: a stroke's half width may reach past the edge it is drawn on
+
+
+def _inside(boxes: list, w: float, h: float) -> None:
+    """Everything an element drew lies on its piece: text or a shape past the edge would be cut
+    off, or print over the next piece on the sheet."""
+    for x0, y0, x1, y1 in boxes:
+        over = max(-x0, -y0, x1 - w, y1 - h)
+        if over > EDGE_TOLERANCE:
+            raise DrawError(f"draws {over:.1f} mm outside the piece (at {x0:.1f}, {y0:.1f} to {x1:.1f}, {y1:.1f} mm; "
+                            f"the piece is {w:g} × {h:g} mm)")
 
 
 def _alignment_points(tile) -> list[tuple[float, float]]:
@@ -220,7 +248,8 @@ def draw_repeat(pen: Pen, el, ctx):
         if not isinstance(items, (list, tuple)):
             raise DrawError(f"items must be a list, got {items!r}")
     else:
-        items = [None] * _i(el.count, ctx, "count")
+        items = [None] * _count(max(_i(el.count, ctx, "count"), 0), "repeat")
+    _count(len(items), "repeat")
     x0, y0, dx, dy = _n(el.x, ctx), _n(el.y, ctx), _n(el.dx, ctx), _n(el.dy, ctx)
     for index, item in enumerate(items):
         row, col = divmod(index, el.per_row)
@@ -231,17 +260,28 @@ def draw_repeat(pen: Pen, el, ctx):
 
 
 def _v(value: Any, ctx: dict) -> Any:
-    return evaluate_deep(value, ctx)
+    return plain(evaluate_deep(value, ctx))      # a literal list in the YAML is plain data too
 
 
 def _n(value: Any, ctx: dict, what: str = "value") -> float:
     result = evaluate(value, ctx)
-    if isinstance(result, bool) or not isinstance(result, (int, float)):
-        try:
-            return float(result)
-        except (TypeError, ValueError):
-            raise DrawError(f"{what}: expected a number, got {result!r}") from None
-    return float(result)
+    try:
+        number = float(result) if not isinstance(result, bool) else None
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if number is None:
+        raise DrawError(f"{what}: expected a number, got {abbreviate(repr(result), 80)}")
+    if not math.isfinite(number) or abs(number) > MAX_MM:
+        raise DrawError(f"{what}: {number:g} is not a usable number (at most ±{MAX_MM:g})")
+    return number
+
+
+def _count(n: int, what: str) -> int:
+    """How many cells, items or copies one element draws, capped: a million-cell track is a
+    mistake that would take minutes to draw."""
+    if n > MAX_CELLS:
+        raise DrawError(f"{what}: {n:,} cells; an element draws at most {MAX_CELLS:,}")
+    return n
 
 
 def _i(value: Any, ctx: dict, what: str = "value") -> int:
@@ -290,6 +330,7 @@ def draw_track(pen: Pen, el, ctx):
     start, end = _i(el.start, ctx, "from"), _i(el.end, ctx, "to")
     if end < start:
         raise DrawError(f"from {start} is above to {end}")
+    _count(end - start + 1, "track")
     cell, row_h, gap = _n(el.cell, ctx), _n(el.row_height, ctx), _n(el.row_gap, ctx)
     text_size = _n(el.text_size, ctx)
     stroke = _s(el.colour, ctx)
@@ -370,7 +411,7 @@ def draw_table(pen: Pen, el, ctx):
     size = _n(el.text_size, ctx)
     rows = _v(el.rows, ctx)
     if isinstance(rows, int):
-        rows = [[""] * len(widths) for _ in range(rows)]
+        rows = [[""] * len(widths) for _ in range(_count(rows, "table"))]
     if el.row_items is not None:
         items = _v(el.row_items, ctx)
         rows = [[_s(cell, {**ctx, "item": item, "i": i}) for cell in el.cells or []]
@@ -398,7 +439,8 @@ def draw_ring(pen: Pen, el, ctx):
     """A ring of cells (a wheel), clockwise from start_angle: an icon, a label and a sublabel each."""
     cx, cy, r_out, r_in = (_n(v, ctx) for v in (el.cx, el.cy, el.outer, el.inner))
     cells = _v(el.cells, ctx)
-    labels = [str(c) for c in cells] if isinstance(cells, (list, tuple)) else [""] * int(cells)
+    labels = [str(c) for c in cells] if isinstance(cells, (list, tuple)) else [""] * _count(int(cells), "ring")
+    _count(len(labels), "ring")
     icons = _v(el.icons, ctx) if el.icons is not None else []
     subs = _v(el.sublabels, ctx) if el.sublabels is not None else []
     count = len(labels)
@@ -431,7 +473,7 @@ def draw_ring(pen: Pen, el, ctx):
 
 
 def draw_cells(pen: Pen, el, ctx):
-    count = _i(el.count, ctx, "count")
+    count = _count(_i(el.count, ctx, "count"), "cells")
     cell = _n(el.cell, ctx)
     labels = _v(el.labels, ctx) if el.labels is not None else []
     x0, y0 = _n(el.x, ctx), _n(el.y, ctx)
@@ -451,6 +493,8 @@ def draw_pattern(pen: Pen, el, ctx):
     kind = _s(el.pattern, ctx)
     x0, y0, w, h = _n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx), _n(el.h, ctx)
     c = pen.c
+    pen._mark(x0, y0, x0 + w, y0 + h)
+    drawn, pen.drawn = pen.drawn, None      # the strokes below are clipped to that area
     c.saveState()
     clip = c.beginPath()
     px, py = pen.xy(x0, y0 + h)
@@ -481,6 +525,7 @@ def draw_pattern(pen: Pen, el, ctx):
             pts = [(x0 + i * 0.5, y0 + 1.5 + j * 3 + 0.8 * math.sin(i * 0.5 * 2 * math.pi / 6)) for i in range(int(w / 0.5) + 2)]
             pen.line(pts, stroke=colour, line=1.4)
     c.restoreState()
+    pen.drawn = drawn
 
 
 DRAW = {"rect": draw_rect, "line": draw_line, "text": draw_text, "icon": draw_icon, "track": draw_track,

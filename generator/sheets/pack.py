@@ -17,7 +17,7 @@ import pikepdf
 from generator.atomic import commit, stage
 from generator.errors import PnpError, Problem
 from generator.render.cards import Rendered
-from generator.render.fontmerge import merge_fonts
+from generator.render.fontmerge import merge_fonts, tidy_fonts
 from generator.render.info import InfoPage
 from generator.sheets.card_sheets import CardSheets
 from generator.sheets.cutters import cut_file_names, cut_files
@@ -73,6 +73,7 @@ class PackBuilder:
         offset = len(info.pages)
         pack_record.outline(out, sections, offset)
         pack_record.metadata(out, self.game, pack, paper, self.options)
+        tidy_fonts(out)                      # the info page's fonts too: unique tags, clean names
         buffer = io.BytesIO()
         out.save(buffer, deterministic_id=True, compress_streams=True,
                  object_stream_mode=pikepdf.ObjectStreamMode.generate)

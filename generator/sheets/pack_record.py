@@ -57,7 +57,7 @@ def _component(game: Game, section: Section, offset: int) -> dict:
         counts: dict[str, int] = {}
         for card, _ in section.items:
             counts[card.uid] = counts.get(card.uid, 0) + 1
-        item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed, corner_radius_mm=deck.corner_radius,
+        item.update(trim_mm=list(deck.trim), bleed_mm=deck.bleed, safe_mm=deck.safe, corner_radius_mm=deck.corner_radius,
                     cards=[{"id": uid, "copies": n} for uid, n in counts.items()])
     elif section.kind == "box":
         (decks, net, cards), = section.items

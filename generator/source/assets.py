@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import struct
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +17,12 @@ from pathlib import Path
 import uharfbuzz as hb
 from pydantic import ValidationError
 
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate
 from generator.source.project import Project
 from generator.source.schema import FontsFile, validation_problems
 from generator.source.yamlsrc import load_yaml
 
+MAX_ICON_BYTES = 512 * 1024     # an emoji is a few KB; a much larger SVG would take gigabytes to draw
 IGNORED = {"\ufe0f", "\ufe0e", "\u200d", "\n", "\r", "\t"}
 
 
@@ -46,15 +48,25 @@ class Assets:
         except ValidationError as exc:
             raise PnpError(validation_problems(exc, data, project.display(listing))) from None
         self.fonts = [Font(f.family, f.weight, project.fonts / f.file, f.licence) for f in spec.fonts]
-        for font in self.fonts:
+        fonts_root = project.fonts.resolve()
+        for index, font in enumerate(self.fonts):
+            line = data["fonts"].line_of(index)
+            if not font.path.resolve().is_relative_to(fonts_root):
+                raise PnpError(Problem(project.display(listing), line, f"font file {abbreviate(str(font.path))!r} "
+                                       "is outside fonts/", "put the font in fonts/ and name it by its file name"))
             if not font.path.is_file():
-                raise PnpError(Problem(project.display(listing), data["fonts"].line_of(self.fonts.index(font)),
-                                       f"font file {font.path.name} not found"))
+                raise PnpError(Problem(project.display(listing), line, f"font file {font.path.name} not found"))
+            damage = font_damage(font.path)
+            if damage:
+                raise PnpError(Problem(project.display(listing), line, f"font file {font.path.name} is damaged: "
+                                       f"{damage}", "copy the font again (tools/build_assets.py makes the subsets)"))
         self.families = list(dict.fromkeys(f.family for f in self.fonts))
         self._icons = {}
         self._named: dict[str, Path | None] = {}       # icons by file name, looked up once
         self._checked: set[Path] = set()                # icons found self-contained
         for svg in sorted((project.icons / "twemoji").glob("*.svg")):
+            if not _EMOJI_FILE.fullmatch(svg.stem):     # ._1f525.svg (macOS metadata) and other names
+                continue
             seq = "".join(chr(int(h, 16)) for h in svg.stem.split("-"))
             self._icons[_strip(seq)] = svg
         alternatives = sorted(self._icons, key=len, reverse=True)
@@ -95,6 +107,10 @@ class Assets:
         if path is None:
             raise ValueError(f"no icon for {name!r}")
         if path not in self._checked:
+            size = path.stat().st_size
+            if size > MAX_ICON_BYTES:
+                raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {size // 1024:,} KB; "
+                                 f"an icon may be at most {MAX_ICON_BYTES // 1024} KB")
             problem = svg_problem(path.read_bytes())
             if problem:
                 raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {problem}")
@@ -139,6 +155,26 @@ class Assets:
                          f"src: url('{font.path.relative_to(self.project.root).as_posix()}'); }}")
         stack = ", ".join(f"'{family}'" for family in self.families)
         return "\n".join(rules) + f"\n:root {{ --font-stack: {stack}; }}\nhtml {{ font-family: {stack}; }}\n"
+
+
+_EMOJI_FILE = re.compile(r"[0-9a-f]{1,6}(?:-[0-9a-f]{1,6})*")
+
+
+def font_damage(path: Path) -> str | None:
+    """Why a font file cannot be used (cut short, not a font), or None. A damaged font would
+    otherwise be reported as "character … is in no bundled font" for every character."""
+    from fontTools.ttLib import TTFont, TTLibError
+    size = path.stat().st_size
+    try:
+        font = TTFont(str(path), lazy=True)
+        for tag, entry in font.reader.tables.items():
+            if entry.offset + entry.length > size:
+                return f"its {tag.strip()} table ends at byte {entry.offset + entry.length:,}, the file at {size:,}"
+        if "cmap" not in font.reader.tables:
+            return "it has no character map"
+    except (TTLibError, OSError, ValueError, KeyError, struct.error) as exc:
+        return f"not a TrueType/OpenType font ({abbreviate(str(exc), 80)})"
+    return None
 
 
 _REFERENCE = re.compile(rb"""(?:xlink:)?href\s*=\s*["']\s*([^"'#][^"']*)["']|url\(\s*["']?\s*([^"')#][^"')]*)""")

@@ -6,6 +6,7 @@ every mistake (the MkDocs habit), each as `file:line: message`.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -13,15 +14,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate, short_repr
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
-from generator.source.yamlsrc import LocDict, load_yaml
+from generator.source.yamlsrc import LocDict, line_at, load_yaml
+
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
+MAX_ID = 64
 
 
-def load_game(project: Project, game_id: str) -> Game:
+def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
+    """The game, with its rules module imported (rules=False: data only, no code of the game runs)."""
     folder = project.cards / game_id
     if not (folder / "game.yaml").is_file():
         known = ", ".join(project.games()) or "none"
@@ -46,6 +51,9 @@ def load_game(project: Project, game_id: str) -> Game:
     spec = parse("game.yaml", GameSpec)
     if spec is None:
         raise PnpError(problems)
+    outside = _outside_project(project, folder, spec, files, problems)
+    if outside:
+        raise PnpError(problems)        # read nothing a game names outside the project
     if spec.id != game_id:
         problems.append(Problem(project.display(folder / "game.yaml"), files_line(files, "id"),
                                 f"id '{spec.id}' differs from the folder name '{game_id}'"))
@@ -72,25 +80,62 @@ def load_game(project: Project, game_id: str) -> Game:
     pieces = {}
     if spec.pieces:
         pieces_file = parse(spec.pieces, PiecesFile)
-        for piece in pieces_file.pieces if pieces_file else []:
-            pieces[piece.id] = piece
+        listed = pieces_file.pieces if pieces_file else []
+        _unique_ids(listed, "pieces", "piece", files.get(project.display(folder / spec.pieces)), problems)
+        for piece in listed:
+            pieces.setdefault(piece.id, piece)
     claims = []
     if spec.claims:
         claims_file = parse(spec.claims, ClaimsFile)
         claims = claims_file.claims if claims_file else []
+        _unique_ids(claims, "claims", "claim", files.get(project.display(folder / spec.claims)), problems)
     data = {}
     for name in spec.data:
         try:
             data[name] = load_yaml(folder / name, project.display(folder / name))
         except PnpError as exc:
             problems.extend(exc.problems)
-    rules = _import_rules(project, folder / spec.rules, problems)
+    rules = _import_rules(project, folder / spec.rules, problems) if rules else None
     game = Game(game_id, folder, spec, decks, pieces, claims, rules, files, data, tables)
     for deck in decks.values():
         deck.game = game
     if problems:
         raise PnpError(problems)
     return game
+
+
+def _named_files(spec: GameSpec) -> list[tuple[tuple, str]]:
+    """Every file game.yaml names, with its key path (for the line)."""
+    named = [(("decks", i), n) for i, n in enumerate(spec.decks)]
+    named += [(("tables", i), n) for i, n in enumerate(spec.tables)]
+    named += [(("data", i), n) for i, n in enumerate(spec.data)]
+    named += [((key,), getattr(spec, key)) for key in ("pieces", "claims") if getattr(spec, key)]
+    return named + [(("rules",), spec.rules)]
+
+
+def _outside_project(project: Project, folder: Path, spec: GameSpec, files: dict, problems: list[Problem]) -> bool:
+    """A file game.yaml names must be inside the project, after following symbolic links:
+    `decks: [../../../../etc/passwd]` is refused before anything reads it."""
+    display = project.display(folder / "game.yaml")
+    found = False
+    for where, name in _named_files(spec):
+        if not project.contains(folder / name):
+            _, line = line_at(files[display], where)
+            problems.append(Problem(display, line, f"{where[0]}: {abbreviate(name)!r} is outside the project folder",
+                                    "name files inside the game's folder, like goods.yaml"))
+            found = True
+    return found
+
+
+def _unique_ids(items: list, key: str, noun: str, raw, problems: list[Problem]) -> None:
+    """Two pieces or two claims with one id: the second would silently replace the first."""
+    first: dict[str, int | None] = {}
+    for index, item in enumerate(items):
+        file, line = line_at(raw, (key, index, "id"))
+        if item.id in first:
+            problems.append(Problem(file, line, f"{noun} '{item.id}': duplicate id (first used on line "
+                                    f"{first[item.id]})"))
+        first.setdefault(item.id, line)
 
 
 def files_line(files: dict, key: str) -> int | None:
@@ -116,6 +161,15 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
+            continue
+        if len(card_id) > MAX_ID:
+            problems.append(Problem(display, raw.line_of("id"), f"{noun} {abbreviate(card_id, 60)!r}: id is "
+                                    f"{len(card_id)} characters; at most {MAX_ID}", "ids name output files"))
+            continue
+        if not ID_PATTERN.fullmatch(card_id):
+            problems.append(Problem(display, raw.line_of("id"), f"{noun} {abbreviate(card_id, 60)!r}: id must be "
+                                    "lower-case letters, digits and '-'", "ids name output files, so ../ or "
+                                    "capitals are not allowed"))
             continue
         if card_id in seen:
             problems.append(Problem(display, raw.line_of("id"),
@@ -153,7 +207,7 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
         return None, None if not field.required else "a value is required"
     if kind in ("text", "rich", "icon"):
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            return value, f"expected text, got {type(value).__name__}"
+            return value, f"expected text, got {_kind(value)}"
         value = str(value)
         if field.max_length and len(value) > field.max_length:
             return value, f"{len(value)} characters; at most {field.max_length}"
@@ -162,7 +216,7 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
         return value, None
     if kind in ("int", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and not float(value).is_integer()):
-            return value, f"expected {'a whole number' if kind == 'int' else 'a number'}, got {value!r}"
+            return value, f"expected {'a whole number' if kind == 'int' else 'a number'}, got {short_repr(value)}"
         value = int(value) if kind == "int" else float(value)
         if field.min is not None and value < field.min:
             return value, f"{value} is below the minimum {field.min:g}"
@@ -170,14 +224,14 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
             return value, f"{value} is above the maximum {field.max:g}"
         return value, None
     if kind == "bool":
-        return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {value!r}")
+        return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {short_repr(value)}")
     if kind == "enum":
-        return (value, None) if value in field.values else (value, f"{value!r} is not one of {field.values}")
+        return (value, None) if value in field.values else (value, f"{short_repr(value)} is not one of {field.values}")
     if kind == "player":
-        return (value, None) if value in colours else (value, f"{value!r} is not a player colour ({sorted(colours)})")
+        return (value, None) if isinstance(value, str) and value in colours else (value, f"{short_repr(value)} is not a player colour ({sorted(colours)})")
     if kind == "list":
         if not isinstance(value, list):
-            return value, f"expected a list, got {value!r}"
+            return value, f"expected a list, got {short_repr(value)}"
         item = FieldSpec(type=field.of or "text", min=field.min, max=field.max)
         out = []
         for position, element in enumerate(value):
@@ -187,6 +241,10 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
             out.append(converted)
         return out, None
     return value, f"unknown field type {kind}"
+
+
+def _kind(value: Any) -> str:
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
 
 
 def _check_copies(copies: Any, players: set[int]) -> str | None:
@@ -218,6 +276,11 @@ def _import_rules(project: Project, path: Path, problems: list[Problem]):
     except SyntaxError as exc:
         del sys.modules[name]
         problems.append(Problem(display, exc.lineno, f"syntax error in rules module: {exc.msg}"))
+        return None
+    except SystemExit as exc:   # exit status 0 with nothing built would look like success
+        del sys.modules[name]
+        problems.append(Problem(display, rules_line(exc, path), f"rules module called sys.exit({exc.code!r}) "
+                                "while loading", "a rules module defines derive(); it must not exit"))
         return None
     except Exception as exc:  # the designer's code: report where it failed, not a traceback
         del sys.modules[name]

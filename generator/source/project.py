@@ -59,6 +59,13 @@ class Project:
                 return path
         return None
 
+    def contains(self, path: Path) -> bool:
+        """True when path, with every symbolic link followed, is inside the project folder."""
+        try:
+            return Path(path).resolve().is_relative_to(self.root)
+        except (OSError, RuntimeError, ValueError):       # a link loop, a name the system refuses
+            return False
+
     def games(self) -> list[str]:
         return sorted(p.parent.name for p in self.cards.glob("*/game.yaml"))
 

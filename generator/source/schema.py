@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from generator.errors import Problem
 from generator.source.yamlsrc import line_at
 
-ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lower-case letters, digits and '-'")]
+ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64,
+                          description="lower-case letters, digits and '-' (at most 64: ids name files)")]
 EXPR = r"^\s*\{\{.*\}\}\s*$"
 Expr = Annotated[str, Field(pattern=EXPR, description="a {{ expression }} over game, derived, pack, player")]
 Num = Union[float, Expr]

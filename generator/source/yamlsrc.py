@@ -44,15 +44,18 @@ def _loader_for(display: str):
         pass
 
     def construct_mapping(loader, node, deep=False):
-        loader.flatten_mapping(node)
+        own = {id(key) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"}
+        loader.flatten_mapping(node)       # `<<: *base` pairs come first; the mapping's own keys override them
         result = LocDict()
         result.file, result.line, result.key_lines = display, node.start_mark.line + 1, {}
+        from_own = {}
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 raise _Located(key_node, "a key must be a plain word or number")
-            if key in result:
+            if key in result and (id(key_node) in own) == from_own[key]:
                 raise _Located(key_node, f"duplicate key '{key}'", "each key may appear once in a mapping")
+            from_own[key] = id(key_node) in own
             result[key] = loader.construct_object(value_node, deep=True)
             result.key_lines[key] = key_node.start_mark.line + 1
         return result
@@ -85,10 +88,14 @@ def load_yaml(path: Path, display: str) -> Any:
         raise PnpError(Problem(display, None, f"file is {len(raw) // 1024} KB; the limit is "
                                f"{MAX_YAML_BYTES // 1000} KB", "split it or remove pasted data"))
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")          # a byte-order mark some editors write is not an error
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
+    odd = _line_separator(text)
+    if odd:
+        raise PnpError(Problem(display, odd[0], f"invisible line separator {odd[1]} in the text",
+                               "delete it (it was probably pasted); YAML would count it as a new line"))
     tab_line = _leading_tab_line(text)
     if tab_line:
         raise PnpError(Problem(display, tab_line, "tab character in indentation",
@@ -107,6 +114,16 @@ def load_yaml(path: Path, display: str) -> Any:
     if data is None:
         raise PnpError(Problem(display, 1, "file is empty"))
     return data
+
+
+def _line_separator(text: str) -> tuple[int, str] | None:
+    """U+2028, U+2029 or U+0085: YAML breaks lines there, editors do not, so every line
+    number after it would be off; say where it is instead."""
+    for char, name in (("\u2028", "U+2028"), ("\u2029", "U+2029"), ("\x85", "U+0085")):
+        at = text.find(char)
+        if at >= 0:
+            return text.count("\n", 0, at) + 1, name
+    return None
 
 
 def _leading_tab_line(text: str) -> int | None:

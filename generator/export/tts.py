@@ -25,6 +25,7 @@ from generator.source.game import Card, Deck
 from generator.source.project import Project
 from generator.export.raster import Frame, draw_pages, faces_pdf
 from generator.render.cards import CardRenderer
+from generator.source.words import count
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
 PER_SHEET = MAX_COLS * MAX_ROWS - 1
@@ -71,8 +72,8 @@ def export_tts(project: Project, assets: Assets, game_id: str, players: int | No
         if not cards:
             continue
         written += _deck(project, assets, deck, cards, faces, rendered, folder, jobs)
-        say(f"wrote {project.display(folder / f'{deck.id}.json')} ({sum(n for _, n in cards)} cards, "
-            f"{len(cards)} designs)")
+        say(f"wrote {project.display(folder / f'{deck.id}.json')} ({count(sum(n for _, n in cards), 'card')}, "
+            f"{count(len(cards), 'design')})")
     return written
 
 

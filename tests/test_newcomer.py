@@ -1,0 +1,224 @@
+"""What a designer meets in their first five minutes: pnp found from any folder of a project,
+`pnp new` outside one, a closed pipe, the progress display, typed choices in any case, "did you
+mean", counted words, help texts, the calibration sheet's command, a saved printer offset, and
+the README tour's reprint step."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from generator.commands import cli
+from generator.commands.cli import main
+from generator.source.words import count
+from tests.conftest import ROOT, make_project, pnp
+from tests.pdfcheck import page_text
+
+
+@pytest.fixture
+def demo(tmp_path):
+    """A project with one small game from the scaffold (quick to build)."""
+    project = tmp_path / "demo-project"
+    assert pnp(project, "new", "demo").exit_code == 0
+    return project
+
+
+def here(folder, *args):
+    """pnp run in `folder`, without --project."""
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(cwd)
+
+
+# --- finding the project ------------------------------------------------------------------------
+
+def test_pnp_finds_the_project_from_any_folder_inside_it(demo):
+    for folder in (demo, demo / "cards" / "demo", demo / "templates"):
+        result = here(folder, "list")
+        assert result.exit_code == 0 and result.output.startswith("demo: Demo"), (folder, result.output)
+    result = here(demo / "cards" / "demo", "validate", "demo")
+    assert result.exit_code == 0 and "demo: valid" in result.output
+
+
+def test_new_outside_a_project_makes_one_folder_with_everything(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = here(empty, "new", "river")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in empty.iterdir()) == ["river"]
+    made = sorted(p.name for p in (empty / "river").iterdir())
+    assert made == [".gitignore", "cards", "fonts", "icons", "pnp", "schemas", "templates"]
+    assert "Next: cd river, then ./pnp validate river" in result.output
+    assert (empty / "river/.gitignore").read_text() == "build/\n"
+    run = subprocess.run([str(empty / "river/pnp"), "validate", "river"], cwd=empty / "river/cards",
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "river: valid" in run.stdout
+    again = here(empty, "new", "river")
+    assert again.exit_code == 1 and "river: already exists and is not empty" in again.output
+
+
+def test_inside_a_project_new_adds_a_game(demo):
+    result = here(demo / "cards", "new", "second")
+    assert result.exit_code == 0 and (demo / "cards/second/game.yaml").is_file()
+    assert "second: ready. Next: ./pnp validate second" in result.output
+
+
+def test_every_command_takes_project(demo):
+    lacking = [name for name, command in main.commands.items()
+               if "--project" not in {o for p in command.params for o in p.opts}]
+    assert lacking == []
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    result = here(demo.parent, "preflight", "--project", "demo-project", "build/demo/demo-2p-a4.pdf")
+    assert result.exit_code == 0 and "— ok" in result.output
+    result = here(demo / "cards", "preflight", "build/demo/demo-2p-a4.pdf")
+    assert result.exit_code == 0 and "— ok" in result.output
+
+
+# --- pipes and progress -------------------------------------------------------------------------
+
+def test_a_closed_pipe_ends_quietly(demo):
+    """`pnp list | head -1`: once the reader is gone, pnp stops without a word (status 141, as a
+    program killed by SIGPIPE)."""
+    read, write = os.pipe()
+    os.close(read)
+    run = subprocess.run([sys.executable, "-m", "generator", "--project", str(demo), "list"], stdout=write,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert run.returncode == 141 and run.stderr == ""
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_ends_cleanly_and_stays_out_of_pipes(monkeypatch):
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.delenv("CI", raising=False)
+    advance = cli._progress("demo", 5)
+    assert cli._LIVE
+    advance(2)
+    advance(3)
+    assert cli._LIVE == []                      # stopped at the last face: nothing left to redraw
+    shown = terminal.getvalue()
+    assert "rendering demo" in shown and "5/5" in shown
+    assert shown.endswith("\x1b[?25h\r\x1b[1A\x1b[2K")     # cursor given back, the bar's line erased
+    monkeypatch.setenv("CI", "true")
+    assert cli._progress("demo", 5) is None
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.delenv("CI")
+    assert cli._progress("demo", 5) is None
+
+
+def test_progress_counts_only_the_faces_really_rendered(demo):
+    """Half the faces from the cache: the display is started for the other half and reaches it."""
+    path = demo / "cards/demo/cards.yaml"
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 火花", "name: 火光"), encoding="utf-8")
+    from generator.sheets.kit import build_game
+    from generator.source.assets import Assets
+    from generator.source.project import Project
+    project = Project.at(demo)
+    seen = []
+
+    def progress(label, total):
+        seen.append([total, 0])
+        return lambda n: seen[-1].__setitem__(1, seen[-1][1] + n)
+    _, fresh = build_game(project, Assets(project), "demo", [2], ["a4"], say=lambda _: None, progress=progress)
+    assert seen == [[len(fresh), len(fresh)]] and len(fresh) == 1
+
+
+# --- choices, suggestions, words, help ----------------------------------------------------------
+
+@pytest.mark.parametrize("command,args,name,value", [
+    ("build", ["--paper", "A4", "--duplex", "Short"], "paper", "a4"),
+    ("export", ["g", "--shop", "TGC"], "shop", "tgc"),
+    ("calibrate", ["--paper", "Letter"], "paper", "letter"),
+])
+def test_choices_in_any_case(command, args, name, value):
+    ctx = main.commands[command].make_context(command, list(args))
+    assert ctx.params[name] == value
+
+
+def test_did_you_mean(demo):
+    result = pnp(demo, "validate", "dmeo")
+    assert result.exit_code == 1 and "cards/dmeo: no game 'dmeo' (games: demo) (did you mean demo?)" in result.output
+    result = pnp(demo, "build", "demo", "--only", "actions/stpe")
+    assert result.exit_code == 1 and "no card 'actions/stpe' (did you mean actions/step?)" in result.output
+    result = pnp(demo, "biuld")
+    assert result.exit_code == 2 and "No such command 'biuld' (did you mean build?)." in result.output
+    result = pnp(demo, "build", "demo", "--player", "2")
+    assert result.exit_code == 2 and "--players" in result.output
+
+
+def test_counted_words_agree_with_their_number(demo):
+    assert (count(1, "face"), count(2, "face"), count(0, "face")) == ("1 face", "2 faces", "0 faces")
+    assert count(1, "changed card") == "1 changed card"
+    listing = pnp(demo, "list").output
+    assert "(1 design, 63×88 mm)" in listing and "(5 designs," in listing
+    assert "demo: valid (0 notes)" in pnp(demo, "validate").output
+
+
+def test_list_names_the_extras_pack(tmp_path):
+    project = make_project(tmp_path / "p", ["reverse-wizard"])
+    packs = [line.split(":")[0].strip() for line in pnp(project, "list").output.splitlines() if "  pack " in line]
+    assert packs == ["pack  4p", "pack  3p 三人变体", "pack  extras (optional, for 4p)"]
+
+
+def test_help_is_whole_and_every_option_has_some():
+    result = CliRunner().invoke(main, ["--help"], terminal_width=60)
+    flat = " ".join(result.output.split())
+    for name, command in main.commands.items():
+        first = " ".join(command.help.split("\n\n")[0].split())
+        assert first in flat, name
+        undocumented = [p.opts[0] for p in command.params if isinstance(p, click.Option) and not p.help]
+        assert undocumented == [], name
+    assert "..." not in result.output.split("Commands:")[1]
+
+
+# --- printing: the calibration sheet's command, saved offsets -------------------------------------
+
+def test_calibration_sheet_prints_commands_with_ascii_minus(demo):
+    assert pnp(demo, "calibrate").exit_code == 0
+    text = page_text(demo / "build/calibration-a4-long.pdf", 1)
+    assert "--offset 1.5,-0.5" in text and "−0.5" not in text
+    result = pnp(demo, "calibrate", "--printer", "office", "--offset", "1.5,−0.5")   # typed off a scale label
+    assert result.exit_code == 0 and "saved back offset 1.5,-0.5 mm" in result.output
+
+
+def test_a_build_says_when_a_saved_offset_moves_the_backs(demo):
+    assert pnp(demo, "calibrate", "--printer", "office", "--offset", "0.8,-1.2").exit_code == 0
+    result = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0] == ("printer 'office': backs shifted by 0.8,-1.2 mm (saved in pnp.toml; "
+                                             "--back-offset 0,0 prints without)")
+    plain = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4", "--back-offset", "0,0")
+    assert "backs shifted" not in plain.output
+
+
+# --- the README tour ------------------------------------------------------------------------------
+
+def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
+    """Build, edit a card, build again to look at it (step 3), then reprint (step 4): the card is
+    reprinted, since it changed after the sheets came out; a second reprint has nothing to do."""
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    path = demo / "cards/demo/cards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 火花", "name: 火光"), encoding="utf-8")
+    rebuilt = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4")
+    assert "rendered 1 face," in rebuilt.output
+    result = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert result.exit_code == 0 and "(1 changed card, " in result.output, result.output
+    manifest = json.loads((demo / "build/demo/demo-reprint-a4.json").read_text())
+    assert [c["id"] for c in manifest["components"] if c["kind"] == "deck"] == ["actions"]
+    again = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert "nothing changed since the cards were last printed" in again.output and "--since REV" in again.output

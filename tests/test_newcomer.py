@@ -222,3 +222,71 @@ def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
     assert [c["id"] for c in manifest["components"] if c["kind"] == "deck"] == ["actions"]
     again = pnp(demo, "reprint", "demo", "--paper", "a4")
     assert "nothing changed since the cards were last printed" in again.output and "--since REV" in again.output
+
+
+# --- pnp assets add -------------------------------------------------------------------------------
+
+def _tgz(path, files: dict[str, bytes]) -> None:
+    import tarfile
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+FLAMINGO = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36">\n  <circle cx="18" cy="18" r="9" fill="#f4abba"/>\n</svg>\n'
+
+
+def test_assets_add_an_emoji_from_the_registry(demo, monkeypatch, tmp_path):
+    """The network step stubbed: pnp asks the npm registry for the Twemoji package once, writes the
+    flamingo's SVG, and the card that uses it then builds."""
+    from generator.commands import assets
+    _tgz(tmp_path / "tw.tgz", {"1f9a9.svg": FLAMINGO, "1f600.svg": FLAMINGO})
+    asked = []
+    monkeypatch.setattr(assets, "fetch", lambda url: asked.append(url) or (tmp_path / "tw.tgz").read_bytes())
+    path = demo / "cards/demo/cards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("icon: ✨", "icon: 🦩"), encoding="utf-8")
+    before = pnp(demo, "validate", "demo")
+    assert before.exit_code == 1 and "no icon for '🦩'" in before.output and "pnp assets add 🦩" in before.output
+    result = pnp(demo, "assets", "add", "🦩")
+    assert result.exit_code == 0, result.output
+    assert asked == ["https://registry.npmjs.org/@twemoji/svg/-/svg-15.0.0.tgz"]
+    assert result.output.splitlines() == ["wrote icons/twemoji/1f9a9.svg: 🦩 (Twemoji 15.0.0, CC-BY 4.0)",
+                                          "added 1 file; builds use them from now on (the face cache notices)"]
+    assert (demo / "icons/twemoji/1f9a9.svg").read_text() == " ".join(FLAMINGO.decode().split()) + "\n"
+    assert not (demo / "icons/twemoji/1f600.svg").exists()
+    assert pnp(demo, "validate", "demo").exit_code == 0
+    again = pnp(demo, "assets", "add", "🦩")
+    assert again.output == "nothing to add: every character of '🦩' is in the bundled fonts or icons\n"
+    assert len(asked) == 1
+
+
+def test_assets_add_offline_and_a_character_into_the_fonts(demo, tmp_path):
+    """--from FOLDER: the .tgz `npm pack` wrote. A hanzi outside the subset is added to both
+    weights, keeping every character they had."""
+    from fontTools.ttLib import TTFont
+    regular = TTFont(demo / "fonts/NotoSansSC-Regular.ttf")
+    old = set(regular.getBestCmap())
+    assert 0x9F98 not in old                                   # 龘 is outside GB 2312
+    sources = {}
+    for name, member in (("NotoSansSC-Regular.ttf", "400Regular/NotoSansSC_400Regular.ttf"),
+                         ("NotoSansSC-Bold.ttf", "700Bold/NotoSansSC_700Bold.ttf")):
+        font = TTFont(demo / "fonts" / name)          # a stand-in for the package's full font: 龘 drawn as 一
+        for table in font["cmap"].tables:
+            if table.isUnicode():
+                table.cmap[0x9F98] = table.cmap[0x4E00]
+        out = io.BytesIO()
+        font.save(out)
+        sources[member] = out.getvalue()
+    offline = tmp_path / "packs"
+    offline.mkdir()
+    _tgz(offline / "expo-google-fonts-noto-sans-sc-0.4.3.tgz", {**sources, "LICENSE_FONT": b"OFL"})
+    result = pnp(demo, "assets", "add", "龘", "--from", str(offline))
+    assert result.exit_code == 0, result.output
+    assert "wrote fonts/NotoSansSC-Regular.ttf: added 龘 (U+9F98)" in result.output
+    for name in ("NotoSansSC-Regular.ttf", "NotoSansSC-Bold.ttf"):
+        assert set(TTFont(demo / "fonts" / name).getBestCmap()) == old | {0x9F98}
+    missing = pnp(demo, "assets", "add", "🦩", "--from", str(offline))
+    assert missing.exit_code == 1 and "twemoji-svg-15.0.0.tgz: not found (hint: on a machine with the network " \
+                                      "run: npm pack @twemoji/svg@15.0.0)" in missing.output

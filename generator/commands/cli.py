@@ -470,6 +470,30 @@ def new_game(ctx, game, title, project_dir):
                "the format is in docs/authoring.md")
 
 
+@main.group()
+def assets():
+    """Add emoji icons and characters to the project's bundled icons and fonts."""
+
+
+@assets.command("add")
+@click.argument("text")
+@click.option("--from", "offline", type=click.Path(exists=True, file_okay=False),
+              help="A folder holding the npm packages' .tgz files (npm pack), instead of downloading them.")
+@_project_option
+@click.pass_context
+@handles_problems
+def assets_add(ctx, text, offline, project_dir):
+    """Make TEXT printable: an emoji's Twemoji SVG to icons/twemoji/, other characters into the
+    Noto Sans SC subset in fonts/, fetched from the npm registry (cached in build/.cache/npm/)."""
+    from pathlib import Path
+
+    from generator.commands.assets import add
+    project = _project(ctx, project_dir)
+    written = add(project, text, Path(offline) if offline else None, say=click.echo)
+    if written:
+        click.echo(f"added {count(len(written), 'file')}; builds use them from now on (the face cache notices)")
+
+
 @main.command()
 @_project_option
 @click.pass_context

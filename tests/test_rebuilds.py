@@ -232,7 +232,7 @@ def test_watch_rebuilds_on_save_and_says_what(tmp_path):
         path = project / "cards/cephiro-pillar/trials.yaml"
         path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
         line = _read_until(proc, "rebuilt", lines)
-        assert "1 faces re-rendered: trials/spirit-forest (face)" in line
+        assert "1 face re-rendered: trials/spirit-forest (face)" in line
         assert "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in line
         path.write_text(path.read_text(encoding="utf-8") + "\n  - {id: [\n", encoding="utf-8")
         problem = _read_until(proc, "trials.yaml", lines)

@@ -290,3 +290,20 @@ def test_assets_add_offline_and_a_character_into_the_fonts(demo, tmp_path):
     missing = pnp(demo, "assets", "add", "🦩", "--from", str(offline))
     assert missing.exit_code == 1 and "twemoji-svg-15.0.0.tgz: not found (hint: on a machine with the network " \
                                       "run: npm pack @twemoji/svg@15.0.0)" in missing.output
+
+
+def test_a_missing_library_inside_a_command_names_the_fix(demo, monkeypatch):
+    import generator.source.load as load
+
+    def lacking(*_):
+        raise ModuleNotFoundError("No module named 'uharfbuzz'", name="uharfbuzz")
+    monkeypatch.setattr(load, "load_game", lacking)
+    result = pnp(demo, "list")
+    assert result.exit_code == 1 and result.output == (
+        "a library pnp needs is missing (No module named 'uharfbuzz'): run `make kit` in the pnp folder, then ./pnp\n")
+
+    def bug(*_):
+        raise ModuleNotFoundError("No module named 'generator.nope'", name="generator.nope")
+    monkeypatch.setattr(load, "load_game", bug)
+    result = pnp(demo, "list")
+    assert result.exit_code == 3 and result.output.startswith("internal error: ModuleNotFoundError")

@@ -97,18 +97,24 @@ def handles_problems(func):
             _quiet_stdout()
             ctx.exit(141)
         except ModuleNotFoundError as exc:
+            if (exc.name or "").startswith("generator"):       # pnp's own module: a bug
+                _internal_error(ctx, exc)
             click.echo(f"a library pnp needs is missing ({exc}): run `make kit` in the pnp folder, then ./pnp",
                        err=True)
             ctx.exit(1)
         except Exception as exc:  # a bug in pnp, not in the game: one line unless -v
-            if ctx.find_root().params.get("verbose"):
-                traceback.print_exc()
-            click.echo(f"internal error: {type(exc).__name__}: {exc} (run with -v for details, and please report it)",
-                       err=True)
-            ctx.exit(3)
+            _internal_error(ctx, exc)
         finally:
             _stop_progress()
     return wrapper
+
+
+def _internal_error(ctx: click.Context, exc: Exception):
+    if ctx.find_root().params.get("verbose"):
+        traceback.print_exc()
+    click.echo(f"internal error: {type(exc).__name__}: {exc} (run with -v for details, and please report it)",
+               err=True)
+    ctx.exit(3)
 
 
 def _quiet_stdout() -> None:

@@ -135,3 +135,15 @@ def test_setup_prints_no_deprecation_warning(tmp_path):
                           "--no-deps", "-e", str(ROOT)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout + run.stderr == ""
+
+
+def test_pdfx_finds_ghostscripts_profile_where_each_system_puts_it(tmp_path, monkeypatch):
+    from generator.export import pdfx
+    arch = tmp_path / "usr/share/ghostscript/10.04.0/iccprofiles/default_cmyk.icc"
+    arch.parent.mkdir(parents=True)
+    arch.write_bytes(b"icc")
+    monkeypatch.setattr(pdfx, "SYSTEM_CMYK", [str(tmp_path / "debian/none.icc"),
+                                              str(tmp_path / "usr/share/ghostscript/*/iccprofiles/default_cmyk.icc")])
+    assert pdfx.system_profile() == arch
+    monkeypatch.setattr(pdfx, "SYSTEM_CMYK", [str(tmp_path / "debian/none.icc")])
+    assert pdfx.system_profile() is None

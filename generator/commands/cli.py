@@ -559,7 +559,7 @@ def calibrate(ctx, paper, duplex, printer, offset, project_dir):
     target = project.build / f"calibration-{paper}-{duplex}.pdf"
     write_atomic(target, calibration_sheet(assets, paper, duplex))
     click.echo(f"wrote {project.display(target)}: print it two-sided, read X and Y, then run "
-               f"pnp calibrate --printer NAME --offset X,Y")
+               f"./pnp calibrate --printer NAME --offset X,Y")
 
 
 if __name__ == "__main__":  # pragma: no cover

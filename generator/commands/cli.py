@@ -48,7 +48,7 @@ class Commands(click.Group):
     width), and "did you mean" for a misspelled command."""
 
     def format_commands(self, ctx, formatter):
-        rows = [(name, (cmd.help or "").split("\n\n")[0].replace("\n", " "))
+        rows = [(name, " ".join((cmd.help or "").split("\n\n")[0].split()))
                 for name, cmd in ((n, self.get_command(ctx, n)) for n in self.list_commands(ctx)) if not cmd.hidden]
         if rows:
             with formatter.section("Commands"):
@@ -476,7 +476,7 @@ def new_game(ctx, game, title, project_dir):
                "the format is in docs/authoring.md")
 
 
-@main.group()
+@main.group(cls=Commands)
 def assets():
     """Add emoji icons and characters to the project's bundled icons and fonts."""
 

@@ -147,3 +147,18 @@ def test_pdfx_finds_ghostscripts_profile_where_each_system_puts_it(tmp_path, mon
     assert pdfx.system_profile() == arch
     monkeypatch.setattr(pdfx, "SYSTEM_CMYK", [str(tmp_path / "debian/none.icc")])
     assert pdfx.system_profile() is None
+
+
+def test_readme_and_docs_show_their_pictures_and_run_pnp_as_printed():
+    import re
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    shown = {}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"!\[[^\]]+\]\(([^)]+)\)", text):
+            assert (page.parent / target).is_file(), (page.name, target)
+            shown.setdefault(page.name, set()).add(Path(target).name)
+        assert not re.findall(r"`pnp [a-z]", text), page.name        # `./pnp …`: works without activating
+    assert {"card-sheet.png", "board.png", "gallery.png"} <= shown["README.md"]
+    assert {"duplex-sheet.png", "calibration.png"} <= shown["printing.md"]
+    assert "pictures:" in (ROOT / "Makefile").read_text()

@@ -1,30 +1,44 @@
-# make kit   — install what is missing (Debian libraries, a virtualenv, the package), build every kit
-# make test  — the same set-up, then the test suite
-# make bench — the benchmark (timings are measured, never asserted)
+# make kit      — install what building needs (system libraries, a virtualenv, the package), build every kit
+# make test     — that, and what testing needs (pytest, Playwright, chromium, poppler), then the test suite
+# make pictures — the README's and docs' pictures, from the shipped games, into docs/img/
+# make bench    — the benchmark (timings are measured, never asserted)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+TESTS  := $(VENV)/.tests-stamp
 PYTHON ?= python3
+# pip's own chatter (a newer pip exists, …) is not the designer's business.
+PIP    := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: kit test bench setup clean
+.PHONY: kit test bench setup pictures clean
 
 kit: $(STAMP)
-	$(VENV)/bin/pnp build
+	./pnp build
 
-test: $(STAMP)
+test: $(TESTS)
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(TESTS)
 	$(PY) bench/run.py
 
-setup: $(STAMP)
+pictures: $(TESTS)
+	$(PY) tools/pictures.py
+
+# Helpers' and CI's set-up: everything, tests included.
+setup: $(TESTS)
 
 $(STAMP): pyproject.toml tools/install-system-deps.sh
 	./tools/install-system-deps.sh
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "error: pnp needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) --version 2>&1). Run: make kit PYTHON=python3.12 (or another)" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PIP) -e .
 	touch $(STAMP)
+
+$(TESTS): $(STAMP)
+	./tools/install-system-deps.sh --test
+	$(PIP) -e '.[test]'
+	touch $(TESTS)
 
 clean:
 	rm -rf build

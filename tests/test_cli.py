@@ -40,8 +40,9 @@ def test_project_option_and_module_entry_point(cephiro, tmp_path):
     assert run.returncode == 0 and "cephiro-pillar: 魔法骑士：塞菲罗支柱" in run.stdout
     run = subprocess.run([sys.executable, "-m", "generator", "--project", str(tmp_path), "list"],
                          cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 1 and run.stderr.strip().endswith("no cards/ folder here (hint: run pnp in a "
-                                                               "project folder or pass --project DIR)")
+    assert run.returncode == 1 and run.stderr.strip().endswith(
+        "no cards/ folder here or in any folder above (hint: run pnp inside a project, pass --project DIR, "
+        "or start one with pnp new NAME)")
     assert "Traceback" not in run.stderr
 
 

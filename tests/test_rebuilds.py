@@ -171,7 +171,7 @@ def test_only_names_an_unknown_or_ambiguous_card(cephiro):
 def test_reprint_since_the_last_build_has_every_copy_of_the_changed_card(cephiro):
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "5", "--paper", "a4").exit_code == 0
     nothing = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
-    assert nothing.exit_code == 0 and "nothing changed since the last build" in nothing.output
+    assert nothing.exit_code == 0 and "nothing changed since the cards were last printed" in nothing.output
     path = cephiro / "cards/cephiro-pillar/oaths.yaml"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
@@ -202,7 +202,7 @@ def test_reprint_since_a_git_revision(cephiro):
     path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--since", "HEAD", "--paper", "a4")
     assert result.exit_code == 0, result.output
-    assert "(1 changed cards, 1 to print" in result.output
+    assert "(1 changed card, 1 to print" in result.output
     bad = pnp(cephiro, "reprint", "cephiro-pillar", "--since", "no-such-rev")
     assert bad.exit_code == 1 and "cannot read revision 'no-such-rev'" in bad.output
 
@@ -232,7 +232,7 @@ def test_watch_rebuilds_on_save_and_says_what(tmp_path):
         path = project / "cards/cephiro-pillar/trials.yaml"
         path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
         line = _read_until(proc, "rebuilt", lines)
-        assert "1 faces re-rendered: trials/spirit-forest (face)" in line
+        assert "1 face re-rendered: trials/spirit-forest (face)" in line
         assert "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in line
         path.write_text(path.read_text(encoding="utf-8") + "\n  - {id: [\n", encoding="utf-8")
         problem = _read_until(proc, "trials.yaml", lines)
@@ -308,6 +308,6 @@ def test_reprint_takes_the_pack_that_was_built(cephiro):
     path = cephiro / "cards/cephiro-pillar/oaths.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
-    assert result.exit_code == 0 and "(1 changed cards," in result.output, result.output
+    assert result.exit_code == 0 and "(1 changed card," in result.output, result.output
     manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.json").read_text())
     assert manifest["players"] == 3

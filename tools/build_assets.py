@@ -1,11 +1,12 @@
 """Rebuild the bundled fonts and icons from their npm packages.
 
 Not part of `make kit`: the results are committed under fonts/ and icons/, so a
-build never needs the network. Run this only to change what is bundled:
+build never needs the network. To add one emoji or character, `./pnp assets add TEXT` is
+simpler (docs/authoring.md). Run this only to remake what is bundled from scratch:
 
     npm pack @expo-google-fonts/noto-sans-sc@0.4.3 @fontsource/noto-sans-symbols-2@5.3.0 \
              @twemoji/svg@15.0.0        # in an empty folder, then unpack each .tgz
-    python tools/build_assets.py --src THAT_FOLDER
+    .venv/bin/python tools/build_assets.py --src THAT_FOLDER
 
 Fonts are subset to GB 2312 (every common simplified hanzi) plus every character
 the project's text uses, so a designer can type ordinary Chinese without touching
@@ -18,8 +19,9 @@ import re
 import shutil
 from pathlib import Path
 
-from fontTools import subset
 from fontTools.ttLib import TTFont
+
+from generator.commands.assets import subset_font as cut_font   # the subsetting `pnp assets add` does
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_SOURCES = ["cards", "templates", "generator", "bench/cards", "tests/fixtures"]
@@ -55,17 +57,8 @@ def project_text() -> str:
 def subset_font(src: Path, dst: Path, text: str) -> None:
     font = TTFont(src)
     cmap = font.getBestCmap()
-    wanted = sorted({ord(c) for c in text if ord(c) in cmap})
-    options = subset.Options()
-    options.layout_features = ["*"]
-    options.notdef_outline = True
-    options.name_IDs = ["*"]
-    options.drop_tables += ["DSIG"]
-    sub = subset.Subsetter(options)
-    sub.populate(unicodes=wanted)
-    sub.subset(font)
-    font.flavor = None  # TrueType outlines, usable by WeasyPrint and reportlab alike
-    font.save(dst)
+    wanted = {ord(c) for c in text if ord(c) in cmap}
+    dst.write_bytes(cut_font(font, wanted))
     print(f"{dst.name}: {len(wanted)} characters, {dst.stat().st_size // 1024} KB")
 
 

@@ -24,6 +24,7 @@ import pypdfium2 as pdfium
 
 from generator.geometry import Rect, back_placement
 from generator.check.pdfread import MM, font_resources, fonts, images, walk
+from generator.source.words import count
 
 TOLERANCE = 0.01     # mm
 MIN_DPI = 300
@@ -45,10 +46,10 @@ class Report:
         return not self.findings
 
     def summary(self) -> str:
-        images = f"{self.images} images" + (f" (lowest {self.lowest_dpi:.0f} dpi)" if self.images else "")
-        result = "ok" if self.ok else f"FAILED ({len(self.findings)} problems)"
-        return (f"preflight {self.file}: {self.pages} pages, {self.cards} cards, {self.boards} board pages, "
-                f"{len(self.fonts)} fonts embedded, {images} — {result}")
+        images = count(self.images, "image") + (f" (lowest {self.lowest_dpi:.0f} dpi)" if self.images else "")
+        result = "ok" if self.ok else f"FAILED ({count(len(self.findings), 'problem')})"
+        return (f"preflight {self.file}: {count(self.pages, 'page')}, {count(self.cards, 'card')}, "
+                f"{count(self.boards, 'board page')}, {count(len(self.fonts), 'font')} embedded, {images} — {result}")
 
 
 def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | None = None) -> Report:

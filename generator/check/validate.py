@@ -163,8 +163,8 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
         if not assets.icon(colour.symbol):
             _, line = line_at(game.files[game_file], ("player_colours", index, "symbol"))
             problems.append(Problem(game_file, line, f"player colour '{colour.id}': symbol: no icon for "
-                                    f"{colour.symbol!r}", "use an emoji that has a Twemoji SVG "
-                                    "(tools/build_assets.py adds it), or an .svg in icons/"))
+                                    f"{colour.symbol!r}", f"pnp assets add {colour.symbol} fetches its Twemoji SVG, "
+                                    "or put an .svg in icons/"))
     owners = [(deck.cards, deck.spec.fields, deck.file, "cards") for deck in game.decks.values()]
     owners += [(rows, _table_fields(game, table_id), rows[0].file, "rows") for table_id, rows in game.tables.items()]
     for cards, fields, file, key in owners:
@@ -190,7 +190,7 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
             if str(value).endswith(".svg"):
                 return [Problem(file, line, f"{where}: no icon file icons/{value}")]
             return [Problem(file, line, f"{where}: no icon for {value!r}",
-                            "use an emoji that has a Twemoji SVG (tools/build_assets.py adds it), or an .svg in icons/")]
+                            f"pnp assets add {value} fetches its Twemoji SVG, or put an .svg in icons/")]
         return []
     if kind not in ("text", "rich"):
         return []
@@ -204,8 +204,7 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
                                     f"fields: {', '.join(sorted(n for n in card.fields if n not in names))}"))
     for char in assets.missing(plain_text(value, card.fields)):
         problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
-                                "font and has no icon", "replace it, or add it to the font subset "
-                                "(tools/build_assets.py)"))
+                                "font and has no icon", f"replace it, or run pnp assets add {char} to add it to the fonts"))
     return problems
 
 

@@ -15,15 +15,52 @@ import traceback
 import click
 
 from generator import __version__
-from generator.errors import PnpError
+from generator.errors import PnpError, Problem
 from generator.geometry import DUPLEX_MODES, PAPERS
 from generator.source.options import SHEET_MODES
-from generator.source.project import Project, isolate_fonts
+from generator.source.project import Project, find_root, isolate_fonts
+from generator.source.words import count, suggest
 
 
 def _project_option(func):
     return click.option("--project", "project_dir", type=click.Path(file_okay=False), default=None,
-                        help="Project folder holding cards/, templates/, fonts/, build/ (default: the current folder).")(func)
+                        help="Project folder holding cards/, templates/, fonts/, build/ (default: the one "
+                             "holding the current folder, found like git finds its repository).")(func)
+
+
+def _choice(values) -> click.Choice:
+    """A choice typed in any case: --paper A4, --shop TGC."""
+    return click.Choice(list(values), case_sensitive=False)
+
+
+DUPLEX_HELP = ("How backs print: long (default) or short edge flip; none: backs on separate sheets at the end; "
+               "gutterfold: front and back side by side to fold.")
+JOBS_HELP = "Processes rendering card faces (default: every core)."
+
+
+def _duplex_option(func):
+    return click.option("--duplex", type=_choice(DUPLEX_MODES), help=DUPLEX_HELP)(func)
+
+
+def _jobs_option(func):
+    return click.option("--jobs", type=click.IntRange(1, 64), default=None, help=JOBS_HELP)(func)
+
+
+class Commands(click.Group):
+    """pnp's group: full command descriptions in --help (click cuts them at the terminal's
+    width), and "did you mean" for a misspelled command."""
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, " ".join((cmd.help or "").split("\n\n")[0].split()))
+                for name, cmd in ((n, self.get_command(ctx, n)) for n in self.list_commands(ctx)) if not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def resolve_command(self, ctx, args):
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            ctx.fail(f"No such command '{args[0]}'{suggest(args[0], self.list_commands(ctx))}.")
+        return super().resolve_command(ctx, args)
 
 
 def _players(value: str | None) -> list[int] | None:
@@ -59,17 +96,24 @@ def handles_problems(func):
         except KeyboardInterrupt:
             click.echo("interrupted; earlier outputs are unchanged", err=True)
             ctx.exit(130)
+        except BrokenPipeError:          # `pnp list | head -1`: the reader has all it wanted
+            _quiet_stdout()
+            ctx.exit(141)
         except OSError as exc:
             if exc.errno not in ENVIRONMENT_ERRORS:
-                raise
+                _internal_error(ctx, exc)
             click.echo(str(_environment_problem(exc)), err=True)    # the machine's fault, not pnp's
             ctx.exit(1)
-        except Exception as exc:  # a bug in pnp, not in the game: one line unless -v
-            if ctx.find_root().params.get("verbose"):
-                traceback.print_exc()
-            click.echo(f"internal error: {type(exc).__name__}: {exc} (run with -v for details, and please report it)",
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").startswith("generator"):       # pnp's own module: a bug
+                _internal_error(ctx, exc)
+            click.echo(f"a library pnp needs is missing ({exc}): run `make kit` in the pnp folder, then ./pnp",
                        err=True)
-            ctx.exit(3)
+            ctx.exit(1)
+        except Exception as exc:  # a bug in pnp, not in the game: one line unless -v
+            _internal_error(ctx, exc)
+        finally:
+            _stop_progress()
     return wrapper
 
 
@@ -91,11 +135,45 @@ def _environment_problem(exc: OSError):
     return Problem(str(path), None, f"cannot write: {exc.strerror or exc}", _HINTS.get(exc.errno))
 
 
+def _internal_error(ctx: click.Context, exc: Exception):
+    if ctx.find_root().params.get("verbose"):
+        traceback.print_exc()
+    click.echo(f"internal error: {type(exc).__name__}: {exc} (run with -v for details, and please report it)",
+               err=True)
+    ctx.exit(3)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):      # not a real file (tests): nothing is left to flush
+        pass
+    finally:
+        os.close(devnull)
+
+
 def _project(ctx: click.Context, project_dir: str | None) -> Project:
-    root = project_dir or ctx.find_root().params.get("project_dir") or "."
-    project = Project.at(root)
+    project = Project.at(_given_folder(ctx, project_dir))
     isolate_fonts(project)
     return project
+
+
+def _given_folder(ctx: click.Context, project_dir: str | None) -> str:
+    """--project after the command, or before it, or the current folder."""
+    return project_dir or ctx.find_root().params.get("project_dir") or "."
+
+
+def _game(project: Project, game: str | None) -> list[str]:
+    """The game named, checked, or every game; a misspelled name gets the closest one."""
+    games = project.games()
+    if game is None:
+        return games
+    if game not in games:
+        raise PnpError(Problem(f"cards/{game}", None, f"no game '{game}' (games: {', '.join(games) or 'none yet'})"
+                                                      f"{suggest(game, games)}"))
+    return [game]
 
 
 def _assets(project: Project):
@@ -108,7 +186,7 @@ def _open(ctx: click.Context, project_dir: str | None):
     return project, _assets(project)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @_project_option
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
 @click.version_option(__version__, prog_name="pnp")
@@ -128,13 +206,20 @@ def list_games(ctx, project_dir):
         game = load_game(project, game_id, rules=False)
         click.echo(f"{game_id}: {game.spec.title}")
         for deck in game.decks.values():
-            total = len(deck.cards)
-            click.echo(f"  deck  {deck.id:<18} {deck.spec.name} ({total} designs, {deck.trim[0]:g}×{deck.trim[1]:g} mm)")
+            designs = count(len(deck.cards), "design")
+            click.echo(f"  deck  {deck.id:<18} {deck.spec.name} ({designs}, {deck.trim[0]:g}×{deck.trim[1]:g} mm)")
         for piece in game.pieces.values():
             click.echo(f"  piece {piece.id:<18} {piece.name} ({piece.size.width:g}×{piece.size.height:g} mm)")
         for pack in game.packs:
-            label = f" {pack.variant}" if pack.variant else ""
-            click.echo(f"  pack  {pack.players}p{label}: " + ", ".join(f"{d} {e.count}" for d, e in pack.decks.items()))
+            click.echo(f"  pack  {_pack_name(pack)}: " + ", ".join(f"{d} {e.count}" for d, e in pack.decks.items()))
+
+
+def _pack_name(pack) -> str:
+    """"4p", "3p variant", or for an optional pack "extras (optional, for 4p)": the name its
+    file has, so two packs for one player count are told apart."""
+    if pack.optional:
+        return f"{pack.key} (optional, for {pack.players}p)"
+    return f"{pack.players}p" + (f" {pack.variant}" if pack.variant else "")
 
 
 @main.command()
@@ -147,7 +232,7 @@ def validate(ctx, game, project_dir):
     from generator.sheets.kit import check_game
     project, assets = _open(ctx, project_dir)
     failed = False
-    for game_id in [game] if game else project.games():
+    for game_id in _game(project, game):
         try:
             checked = check_game(project, assets, game_id)
         except PnpError as exc:
@@ -157,15 +242,31 @@ def validate(ctx, game, project_dir):
             continue
         for note in checked.notes:
             click.echo(str(note))
-        click.echo(f"{game_id}: valid ({len(checked.notes)} notes)")
+        click.echo(f"{game_id}: valid ({count(len(checked.notes), 'note')})")
     ctx.exit(1 if failed else 0)
+
+
+def _existing(name: str, folder: str):
+    from pathlib import Path
+    for path in (Path(name), Path(folder) / name):
+        if path.is_file():
+            return path
+    raise click.BadParameter(f"no file {name!r}", param_hint="FILE")
+
+
+def _say_saved_offset(options, given) -> None:
+    """One line whenever a printer's saved back offset moves the backs: it changes every pack."""
+    if given is None and options.printer and options.back_offset != (0.0, 0.0):
+        x, y = options.back_offset
+        click.echo(f"printer '{options.printer}': backs shifted by {x:g},{y:g} mm (saved in pnp.toml; "
+                   "--back-offset 0,0 prints without)")
 
 
 def _offset(value: str | None) -> tuple[float, float] | None:
     if value is None:
         return None
-    try:
-        x, y = (float(v) for v in value.split(","))
+    try:   # a minus sign copied off paper or a web page (−) reads as the hyphen
+        x, y = (float(v) for v in value.replace("\u2212", "-").split(","))
     except ValueError:
         raise click.BadParameter(f"expected two numbers in mm like 1.5,-0.5, got {value!r}") from None
     if not (math.isfinite(x) and math.isfinite(y)):
@@ -178,22 +279,19 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @main.command()
 @click.argument("game", required=False)
 @click.option("--players", help="Player counts to build, e.g. 4 or 3,4 (default: every pack).")
-@click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
-@click.option("--duplex", type=click.Choice(DUPLEX_MODES),
-              help="long (default) or short edge flip; none: backs on separate sheets at the end; gutterfold: "
-                   "front and back side by side to fold.")
+@click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
+@_duplex_option
 @click.option("--back-offset", help="Shift every back by X,Y mm to correct the printer (see pnp calibrate).")
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @click.option("--ink-saver", is_flag=True, help="Draft print: no full-bleed fills, light frames, black text.")
 @click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
-@click.option("--sheets", type=click.Choice(SHEET_MODES), default="shared", show_default=True,
+@click.option("--sheets", type=_choice(SHEET_MODES), default="shared", show_default=True,
               help="shared: decks of one card size and stock fill each other's free slots; per-deck: every deck "
                    "starts on a fresh sheet.")
-@click.option("--cutter", type=click.Choice(["silhouette", "cricut"]),
+@click.option("--cutter", type=_choice(["silhouette", "cricut"]),
               help="Lay card sheets out for a print-then-cut machine: its registration marks and cutting area, "
                    "and a cut file (SVG + DXF) per sheet beside the PDF.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None,
-              help="Processes rendering card faces (default: every core).")
+@_jobs_option
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
 @_project_option
 @click.pass_context
@@ -220,9 +318,10 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     offset = _offset(back_offset)
     project = _project(ctx, project_dir)
     options = resolve(project.root, duplex, offset, ink_saver, fit, printer, sheets, cutter)
-    games = [game] if game else project.games()
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
+    games = _game(project, game)
+    _say_saved_offset(options, offset)
     assets = None
     for game_id in games:
         settings = {"players": counts, "paper": paper, "options": options}
@@ -241,10 +340,10 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
 @main.command()
 @click.argument("game", required=False)
 @click.option("--players", help="Player counts to build, e.g. 4 or 3,4 (default: every pack).")
-@click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
-@click.option("--duplex", type=click.Choice(DUPLEX_MODES))
+@click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
+@_duplex_option
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@_jobs_option
 @_project_option
 @click.pass_context
 @handles_problems
@@ -253,42 +352,56 @@ def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
     from generator.source.options import resolve
     from generator.commands.watch import Watcher
     project = _project(ctx, project_dir)
-    games = [game] if game else project.games()
-    missing = [g for g in games if g not in project.games()]
-    if missing:
-        raise click.UsageError(f"no game '{missing[0]}' under cards/ (games: {', '.join(project.games())})")
+    games = _game(project, game)
     counts = _players(players)
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
     options = resolve(project.root, duplex, None, False, False, printer)
+    _say_saved_offset(options, None)
     watcher = Watcher(project, games, counts, [paper] if paper else None, options, _jobs(jobs),
                       say=lambda line: click.echo(line))
     watcher.run()
 
 
+_LIVE: list = []      # progress displays running, stopped whatever way the command ends
+
+
 def _progress(label: str, total: int):
-    """A progress bar on stderr, on a terminal only; returns a function advancing it."""
-    if not sys.stderr.isatty():
+    """A progress bar on stderr when it is a terminal (not in a pipe or a CI log, where
+    it would be noise); returns a function advancing it by n faces, or None.
+
+    The bar goes once the last face is in, leaving the line to the next message. The time
+    left comes from rich's rate over the faces done so far, not counting the first batch:
+    that one includes starting the renderer, which would make a short render look long."""
+    if not sys.stderr.isatty() or os.environ.get("CI") or total <= 0:
         return None
-    bar = click.progressbar(length=total, label=f"rendering {label}", file=sys.stderr)
-    bar.__enter__()
-    state = {"done": 0}
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    bar = Progress(TextColumn(f"rendering {label}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=Console(file=sys.stderr), transient=True)
+    task = bar.add_task(label, total=total)
+    bar.start()
+    _LIVE.append(bar)
 
     def advance(n: int) -> None:
-        bar.update(n)
-        state["done"] += n
-        if state["done"] >= total:
-            bar.__exit__(None, None, None)
+        bar.advance(task, n)
+        if bar.tasks[0].finished:
+            _stop_progress()
     return advance
+
+
+def _stop_progress() -> None:
+    while _LIVE:
+        _LIVE.pop().stop()
 
 
 @main.command()
 @click.argument("game")
 @click.option("--since", help="A git revision (default: the last build).")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack whose copies to reprint (default: the largest).")
-@click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
-@click.option("--duplex", type=click.Choice(DUPLEX_MODES))
-@click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
+@_duplex_option
+@_jobs_option
 @_project_option
 @click.pass_context
 @handles_problems
@@ -297,23 +410,26 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
     from generator.source.options import resolve
     from generator.commands.reprint import reprint as run
     project, assets = _open(ctx, project_dir)
+    _game(project, game)
     options = resolve(project.root, duplex)
+    _say_saved_offset(options, None)
     run(project, assets, game, since, players, [paper] if paper else None, options, _jobs(jobs),
         say=click.echo)
 
 
 @main.command()
 @click.argument("game")
-@click.option("--shop", type=click.Choice(["tgc", "mpc", "dtc", "png"]),
+@click.option("--shop", type=_choice(["tgc", "mpc", "dtc", "png"]),
               help="Card images for a print shop (png: each card at its own size), zipped with counts.csv.")
-@click.option("--dpi", type=click.Choice(["300", "600"]), default="300", show_default=True)
+@click.option("--dpi", type=click.Choice(["300", "600"]), default="300", show_default=True,
+              help="Resolution of the card images.")
 @click.option("--tts", is_flag=True, help="Tabletop Simulator: deck sheets, boards and tokens, and saved objects.")
 @click.option("--tts-base-url", help="With --tts: load images from this URL (a hosted copy of build/<game>/tts/), "
                                      "so every player of a multiplayer game sees them.")
 @click.option("--pdfx", is_flag=True, help="With --shop dtc: write the PDF as PDF/X-4.")
 @click.option("--icc", type=click.Path(dir_okay=False), help="The shop's CMYK ICC profile for --pdfx.")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to export (default: the largest).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Processes drawing images (default: every core).")
+@_jobs_option
 @_project_option
 @click.pass_context
 @handles_problems
@@ -324,6 +440,7 @@ def export(ctx, game, shop, dpi, tts, tts_base_url, pdfx, icc, players, jobs, pr
     if pdfx and shop != "dtc":
         raise click.UsageError("--pdfx applies to the PDF of --shop dtc")
     project, assets = _open(ctx, project_dir)
+    _game(project, game)
     jobs = _jobs(jobs)
     if shop:
         from generator.export.shops import export_shop
@@ -336,7 +453,7 @@ def export(ctx, game, shop, dpi, tts, tts_base_url, pdfx, icc, players, jobs, pr
 @main.command()
 @click.argument("game", required=False)
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to show (default: the largest).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@_jobs_option
 @_project_option
 @click.pass_context
 @handles_problems
@@ -344,12 +461,13 @@ def gallery(ctx, game, players, jobs, project_dir):
     """A web page of every card and board: build/<game>/gallery/index.html."""
     from generator.export.gallery import build_gallery
     project, assets = _open(ctx, project_dir)
-    for game_id in [game] if game else project.games():
+    for game_id in _game(project, game):
         build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo)
 
 
 @main.command()
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port to listen on (0: any free one).")
 @_project_option
 @click.pass_context
 @handles_problems
@@ -372,17 +490,53 @@ def serve(ctx, port, project_dir):
 @click.pass_context
 @handles_problems
 def new_game(ctx, game, title, project_dir):
-    """Start a game: cards/GAME and templates/GAME that validate and build as written."""
+    """Start a game: cards/GAME and templates/GAME that validate and build as written.
+
+    Inside a project (or with --project DIR) the game is added to it; anywhere else a new
+    project folder GAME/ is made around it, with the fonts, icons and schemas it needs."""
     from pathlib import Path
 
-    from generator.commands.newgame import new_game as make
-    root = Path(project_dir or ctx.find_root().params.get("project_dir") or ".").resolve()
+    from generator.commands.newgame import new_game as make, new_project
+    given = project_dir or ctx.find_root().params.get("project_dir")
+    root = Path(given).resolve() if given else find_root(".")
+    if root is None:
+        root = Path(game).resolve()
+        written = new_project(root, game, title)
+        for name in written:
+            click.echo(f"  wrote {game}/{name}")
+        click.echo(f"{game}/: a new project with the game {game}. Next: cd {game}, then ./pnp validate {game} "
+                   f"and ./pnp build {game} --players 2; the format is in docs/authoring.md")
+        return
     (root / "cards").mkdir(parents=True, exist_ok=True)
     written = make(root, game, title)
     for name in written:
         click.echo(f"  wrote {name}")
-    click.echo(f"{game}: ready. Next: pnp validate {game}, then pnp build {game} --players 2; "
+    click.echo(f"{game}: ready. Next: ./pnp validate {game}, then ./pnp build {game} --players 2; "
                "the format is in docs/authoring.md")
+
+
+@main.group(cls=Commands)
+def assets():
+    """Add emoji icons and characters to the project's bundled icons and fonts."""
+
+
+@assets.command("add")
+@click.argument("text")
+@click.option("--from", "offline", type=click.Path(exists=True, file_okay=False),
+              help="A folder holding the npm packages' .tgz files (npm pack), instead of downloading them.")
+@_project_option
+@click.pass_context
+@handles_problems
+def assets_add(ctx, text, offline, project_dir):
+    """Make TEXT printable: an emoji's Twemoji SVG to icons/twemoji/, other characters into the
+    Noto Sans SC subset in fonts/, fetched from the npm registry (cached in build/.cache/npm/)."""
+    from pathlib import Path
+
+    from generator.commands.assets import add
+    project = _project(ctx, project_dir)
+    written = add(project, text, Path(offline) if offline else None, say=click.echo)
+    if written:
+        click.echo(f"added {count(len(written), 'file')}; builds use them from now on (the face cache notices)")
 
 
 @main.command()
@@ -398,16 +552,20 @@ def schema(ctx, project_dir):
 
 
 @main.command()
-@click.argument("pdf", type=click.Path(exists=True, dir_okay=False))
-@click.option("--manifest", type=click.Path(exists=True, dir_okay=False), help="Default: the .json beside the PDF.")
+@click.argument("pdf", type=click.Path(dir_okay=False))
+@click.option("--manifest", type=click.Path(dir_okay=False), help="Default: the .json beside the PDF.")
+@_project_option
 @click.pass_context
 @handles_problems
-def preflight(ctx, pdf, manifest):
-    """Check a built pack will print right: trims, mirrored backs, crop marks, fonts, images."""
-    from pathlib import Path
+def preflight(ctx, pdf, manifest, project_dir):
+    """Check a built pack will print right: trims, mirrored backs, crop marks, fonts, images.
 
+    A relative FILE is looked for in the current folder, then in the project's folder."""
     from generator.check.preflight import preflight as run
-    report = run(Path(pdf), Path(manifest) if manifest else None, display=pdf)
+    given = _given_folder(ctx, project_dir)
+    folder = str(find_root(given) or given)
+    path = _existing(pdf, folder)
+    report = run(path, _existing(manifest, folder) if manifest else None, display=pdf)
     for finding in report.findings:
         click.echo(f"{pdf}: {finding}", err=True)
     click.echo(report.summary())
@@ -415,8 +573,9 @@ def preflight(ctx, pdf, manifest):
 
 
 @main.command()
-@click.option("--paper", type=click.Choice(sorted(PAPERS)), default="a4", show_default=True)
-@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
+@click.option("--paper", type=_choice(sorted(PAPERS)), default="a4", show_default=True, help="Paper size.")
+@click.option("--duplex", type=_choice(["long", "short"]), default="long", show_default=True,
+              help="The edge the printer flips the sheet on.")
 @click.option("--printer", help="Name to save the measured offset under (with --offset).")
 @click.option("--offset", help="The X,Y read off the printed calibration sheet: saves it for --printer.")
 @_project_option
@@ -439,7 +598,7 @@ def calibrate(ctx, paper, duplex, printer, offset, project_dir):
     target = project.build / f"calibration-{paper}-{duplex}.pdf"
     write_atomic(target, calibration_sheet(assets, paper, duplex))
     click.echo(f"wrote {project.display(target)}: print it two-sided, read X and Y, then run "
-               f"pnp calibrate --printer NAME --offset X,Y")
+               f"./pnp calibrate --printer NAME --offset X,Y")
 
 
 if __name__ == "__main__":  # pragma: no cover

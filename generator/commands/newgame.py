@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from generator.errors import PnpError, Problem
@@ -18,10 +19,14 @@ CHECKOUT = Path(__file__).resolve().parent.parent.parent        # fonts/ and ico
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
+def check_id(game_id: str) -> None:
     if not GAME_ID.match(game_id):
         raise PnpError(Problem(game_id, None, "a game id is lower-case letters, digits and '-'",
                                "for example: river-crossing"))
+
+
+def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
+    check_id(game_id)
     cards, templates = root / "cards" / game_id, root / "templates" / game_id
     for folder in (cards, templates):
         if folder.exists():
@@ -47,4 +52,25 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
     if not schemas.is_dir():
         from generator.source.jsonschema import write_schemas
         written += [str(p.relative_to(root)) for p in write_schemas(schemas)]
+    return written
+
+
+def new_project(folder: Path, game_id: str, title: str | None = None) -> list[str]:
+    """A project folder around a new game: cards/, templates/, fonts/, icons/, schemas/, a
+    .gitignore for build/, and ./pnp running the pnp that made it."""
+    if folder.exists() and any(folder.iterdir()):
+        raise PnpError(Problem(folder.name, None, "already exists and is not empty; pnp new never overwrites",
+                               "pick another name, or run pnp new inside the project to add a game"))
+    check_id(game_id)                  # before anything is made
+    (folder / "cards").mkdir(parents=True, exist_ok=True)
+    written = new_game(folder, game_id, title)
+    (folder / ".gitignore").write_text("build/\n", encoding="utf-8")
+    written.append(".gitignore")
+    installed = Path(sys.executable).parent / "pnp"
+    if installed.is_file():
+        launcher = folder / "pnp"
+        launcher.write_text(f'#!/bin/sh\n# This project\'s pnp: the one installed at {installed.parent}.\n'
+                            f'exec "{installed}" "$@"\n', encoding="utf-8")
+        launcher.chmod(0o755)
+        written.append("pnp")
     return written

@@ -14,6 +14,7 @@ from pikepdf import Array
 from generator.source.assets import Assets
 from generator.atomic import write_atomic
 from generator.sheets.kit import check_game
+from generator.source.words import suggest
 from generator.errors import PnpError, Problem
 from generator.render.fontmerge import merge_fonts
 from generator.source.game import Card, Game
@@ -35,7 +36,8 @@ def find_cards(game: Game, wanted: list[str]) -> list[Card]:
         if len(matches) == 1:
             found.append(matches[0])
         elif not matches:
-            problems.append(Problem(f"cards/{game.id}", None, f"no card '{name}'"))
+            known = [c.uid if deck_id else c.id for d in game.decks.values() for c in d.cards]
+            problems.append(Problem(f"cards/{game.id}", None, f"no card '{name}'{suggest(name, known)}"))
         else:
             problems.append(Problem(f"cards/{game.id}", None, f"'{name}' is in several decks",
                                     "write it as deck/card: " + ", ".join(c.uid for c in matches)))

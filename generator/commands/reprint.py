@@ -1,7 +1,8 @@
 """`pnp reprint GAME [--since REV]`: a pack of only the cards that changed.
 
 "Changed" compares each card's face and back keys (the same content hashes the cache uses)
-with those of the last build (build/<game>/.faces.json) or of a git revision, whose
+with those last printed (build/<game>/.faces.json: as each card was first built, or last
+reprinted; builds in between, to look at an edit, do not count) or of a git revision, whose
 project files are read with `git archive` into a scratch folder. Every copy of each changed
 card is printed on fresh sheets with its backs, and page 1 lists what changed.
 """
@@ -15,13 +16,15 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.source.assets import Assets
-from generator.sheets.kit import FACES_RECORD, check_game, faces_for, keys_by_card, pick_pack, read_record
+from generator.sheets.kit import (FACES_RECORD, check_game, faces_for, keys_by_card, mark_printed, pick_pack,
+                                  read_record)
 from generator.errors import PnpError, Problem, abbreviate
 from generator.geometry import PAPERS
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack
 from generator.source.project import Project
 from generator.render.cards import CardRenderer
+from generator.source.words import count
 
 TRACKED = ["cards", "templates", "fonts", "icons"]
 
@@ -33,7 +36,7 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
             path = project.build / game_id / FACES_RECORD
             raise PnpError(Problem(project.display(path), None, "no earlier build of this game is recorded",
                                    "build it once, or pass --since REV"))
-        return record["cards"]
+        return record.get("printed", record["cards"])
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
         game = check_game(old, Assets(old), game_id).game
@@ -100,8 +103,9 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
                             "what": what})
     removed = sorted(set(before) - set(now))
     if not changes:
-        say(f"{game_id}: nothing changed since {since or 'the last build'}" +
-            (f" (removed: {', '.join(removed)})" if removed else ""))
+        say(f"{game_id}: nothing changed since {since or 'the cards were last printed (first built or reprinted)'}" +
+            (f" (removed: {', '.join(removed)})" if removed else "") +
+            ("" if since else "; --since REV compares with a git revision"))
         return []
     changed = {c["card"] for c in changes}
     needed = [f for k, f in faces.items() if f"{k[0]}/{k[1]}" in changed]
@@ -112,6 +116,8 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
                                       reprint_of=since or "上次构建")
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
-        say(f"wrote {path} ({len(changes)} changed cards, {report.cards} to print; preflight ok)")
+        say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
+    if since is None:
+        mark_printed(project, game_id, {uid: now[uid] for uid in changed})
     return written

@@ -18,6 +18,7 @@ from generator.sheets.kit import build_game
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
 from generator.source.project import Project
+from generator.source.words import count
 
 WATCHED = ("cards", "templates", "fonts", "icons")
 
@@ -76,7 +77,7 @@ class Watcher:
             stamp.record(self.project.root, game_id, written, inputs)
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             self.say(f"{game_id}: rebuilt in {time.perf_counter() - started:.2f} s — "
-                     f"{len(fresh)} faces re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")
+                     f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch

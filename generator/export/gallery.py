@@ -22,6 +22,7 @@ from generator.source.project import Project
 from generator.export.piece_images import piece_images
 from generator.export.raster import Frame, cut_preview, draw_pages, faces_pdf
 from generator.render.cards import CardRenderer
+from generator.source.words import count
 
 CARD_DPI = 150        # sharp on a laptop screen at twice the card's size, ~60 KB a card
 BOARD_PX = 1400       # the longer side of a board's image
@@ -78,7 +79,7 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
     write_atomic(folder / "index.html", page.encode("utf-8"))
     target = project.display(folder / "index.html")
     cards = sum(1 for e in entries if e.kind == "card")
-    say(f"wrote {target} ({cards} cards, {len(entries) - cards} boards and tokens; open it, or run pnp serve)")
+    say(f"wrote {target} ({count(cards, 'card')}, {count(len(entries) - cards, 'board or token', 'boards and tokens')}; open it, or run pnp serve)")
     return target
 
 

@@ -17,6 +17,7 @@ one: the printing condition is the shop's to name.
 from __future__ import annotations
 
 import datetime
+import glob
 import hashlib
 import os
 from importlib.resources import files
@@ -27,7 +28,20 @@ from pikepdf import Array, Dictionary, Name
 
 from generator.errors import PnpError, Problem
 
-SYSTEM_CMYK = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
+# Ghostscript's CMYK profile, where each system's package puts it (tools/install-system-deps.sh):
+# Debian's libgs-common, then Fedora, Arch and Homebrew's ghostscript (the last two by version).
+SYSTEM_CMYK = ["/usr/share/color/icc/ghostscript/default_cmyk.icc", "/usr/share/ghostscript/iccprofiles/default_cmyk.icc",
+               "/usr/share/ghostscript/*/iccprofiles/default_cmyk.icc",
+               "/opt/homebrew/share/ghostscript/*/iccprofiles/default_cmyk.icc",
+               "/usr/local/share/ghostscript/*/iccprofiles/default_cmyk.icc"]
+
+
+def system_profile() -> Path | None:
+    for pattern in SYSTEM_CMYK:
+        found = sorted(glob.glob(pattern))
+        if found:
+            return Path(found[-1])
+    return None
 
 
 def find_profile(root: Path, given: str | None) -> Path:
@@ -39,8 +53,9 @@ def find_profile(root: Path, given: str | None) -> Path:
             if not path.is_file():
                 raise PnpError(Problem(origin, None, f"ICC profile {candidate} not found"))
             return path
-    if SYSTEM_CMYK.is_file():
-        return SYSTEM_CMYK
+    system = system_profile()
+    if system is not None:
+        return system
     raise PnpError(Problem("--pdfx", None, "PDF/X needs the CMYK ICC profile the shop prints to",
                            "pass --icc FILE (ask the shop, e.g. FOGRA39 or GRACoL) or set [pdfx] icc in pnp.toml"))
 

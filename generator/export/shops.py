@@ -29,6 +29,7 @@ from generator.sheets.impose import Imposer
 from generator.source.project import Project
 from generator.export.raster import MM_PER_INCH, Frame, draw_pages, faces_pdf
 from generator.render.cards import CardRenderer
+from generator.source.words import count
 
 MATCH_MM = 2.0
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)      # fixed, so the same cards give the same zip
@@ -118,8 +119,8 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi"
     write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key]))
     written = [project.display(base.with_suffix(".zip"))]
-    say(f"wrote {written[0]} ({sum(len(i.names()) for i in items)} card images, "
-        f"{sum(i.copies for i in items if i.side == 'face')} cards, {len(pieces)} piece images)")
+    say(f"wrote {written[0]} ({count(sum(len(i.names()) for i in items), 'card image')}, "
+        f"{count(sum(i.copies for i in items if i.side == 'face'), 'card')}, {count(len(pieces), 'piece image')})")
     if shop == "dtc":
         target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}.pdf"
         write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile))

@@ -28,6 +28,7 @@ from generator.source.game import Card, Deck
 from generator.source.project import Project
 from generator.export.raster import Frame, draw_pages, faces_pdf
 from generator.render.cards import CardRenderer
+from generator.source.words import count
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
 PER_SHEET = MAX_COLS * MAX_ROWS - 1
@@ -77,16 +78,16 @@ def export_tts(project: Project, assets: Assets, game_id: str, players: int | No
         files, saved = _deck(project, assets, deck, cards, faces, rendered, folder, jobs, url)
         written += files
         objects += saved["ObjectStates"]
-        say(f"wrote {project.display(folder / f'{deck.id}.json')} ({sum(n for _, n in cards)} cards, "
-            f"{len(cards)} designs)")
+        say(f"wrote {project.display(folder / f'{deck.id}.json')} ({count(sum(n for _, n in cards), 'card')}, "
+            f"{count(len(cards), 'design')})")
     files, pieces = _pieces(project, assets, game, pack, folder, url)
     written += files
     objects += pieces
     target = folder / f"{game.id}.json"
     write_atomic(target, _dump(_save(_laid_out(objects))))
     written.append(project.display(target))
-    say(f"wrote {project.display(target)} (the whole pack: {len(objects)} objects, "
-        f"{len(pieces)} of them boards and tokens)")
+    say(f"wrote {project.display(target)} (the whole pack: {count(len(objects), 'object')}, "
+        f"{count(len(pieces), 'board and token', 'boards and tokens')})")
     return written
 
 

@@ -194,7 +194,9 @@ class CardRenderer:
                 missing.append(face)
             else:
                 rendered.add(key, pdf)
-        for key, data in self._render_missing(missing, jobs, progress):
+        # progress(total) starts a display of the faces really rendered, and returns its advance(n)
+        advance = progress(len(missing)) if progress is not None and missing else None
+        for key, data in self._render_missing(missing, jobs, advance):
             rendered.add(key, pikepdf.open(io.BytesIO(data)))
             rendered.fresh.append(unique[key].label)
         return rendered
@@ -227,10 +229,9 @@ class CardRenderer:
             raise result
         if result[0] == "error":
             raise PnpError([Problem(*p) for p in result[1]])
-        for key, data in result[1]:
-            if progress is not None:
-                progress(1)
-            yield key, data
+        if progress is not None:       # once per batch: a steady rate for the estimate
+            progress(len(result[1]))
+        yield from result[1]
 
     def _render_chunk(self, faces: list[Face], size, sheets):
         """("ok", [(key, bytes)]) or ("error", [problem tuples]): plain data, so a worker can send it.

@@ -21,6 +21,18 @@ from generator.source.assets import Assets, describe_char
 from generator.geometry import PT
 
 NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
+# A command as typed ("pnp calibrate --offset 1.5,-0.5"): its hyphens stay ASCII, so that what
+# a designer copies off the paper is what the shell and pnp accept.
+COMMAND = re.compile(r"(?:\bpnp |--)[!-~ ]*")
+
+
+def real_minus(text: str) -> str:
+    """Negative numbers with a real minus sign, except inside commands."""
+    parts, last = [], 0
+    for match in COMMAND.finditer(text):
+        parts += [NEGATIVE.sub("\u2212", text[last:match.start()]), match.group()]
+        last = match.end()
+    return "".join(parts) + NEGATIVE.sub("\u2212", text[last:])
 ASCENT = 0.88      # of the font size: where the baseline sits below a text line's top
 LINE = 1.32        # line height, in font sizes
 
@@ -174,7 +186,7 @@ class Pen:
     def runs(self, text: str, bold: bool) -> list[tuple[str, str]]:
         """(font name, text) and ("icon", emoji) runs, each character in the first font that has it."""
         out: list[tuple[str, str]] = []
-        text = NEGATIVE.sub("\u2212", text)   # a negative number takes a real minus sign
+        text = real_minus(text)   # a negative number takes a real minus sign
         for kind, run in self.assets.split(text):
             if kind == "icon":
                 out.append(("icon", run))

@@ -20,6 +20,7 @@ from generator.sheets.pack import PackBuilder, write_pack, written_files
 from generator.source.project import Project
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
+from generator.source.words import count
 
 FACES_RECORD = ".faces.json"     # build/<game>/: the face keys of the last build, for `pnp reprint`
 
@@ -98,12 +99,27 @@ def read_record(project: Project, game_id: str) -> dict:
 
 def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
-    tell what changed since, in the pack the designer printed."""
+    tell what changed since, in the pack the designer printed. "printed" keeps each card as
+    it was first built (or last reprinted): a designer builds again to look at an edit, and
+    the reprint still owes them every card changed since their sheets came out of the printer."""
     record = read_record(project, game.id)
+    printed = record.setdefault("printed", dict(record["cards"]))
     for uid, sides in keys_by_card(faces).items():
         record["cards"].setdefault(uid, {}).update(sides)
+        printed.setdefault(uid, dict(record["cards"][uid]))
     record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
-    write_atomic(project.build / game.id / FACES_RECORD,
+    _write_record(project, game.id, record)
+
+
+def mark_printed(project: Project, game_id: str, cards: dict) -> None:
+    """After a reprint: these cards ({uid: {side: key}}) are on paper as they are now."""
+    record = read_record(project, game_id)
+    record.setdefault("printed", dict(record["cards"])).update(cards)
+    _write_record(project, game_id, record)
+
+
+def _write_record(project: Project, game_id: str, record: dict) -> None:
+    write_atomic(project.build / game_id / FACES_RECORD,
                  (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 
@@ -132,16 +148,16 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
     rendered = renderer.render(list(faces.values()), jobs=jobs,
-                               progress=progress(game_id, len(faces)) if progress else None)
+                               progress=(lambda total: progress(game_id, total)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
-    say(f"{game_id}: rendered {len(rendered.fresh)} faces, {cached} from the cache")
+    say(f"{game_id}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
     builder = PackBuilder(project, assets, game, rendered, faces, options)
     written = []
     for pack in packs:
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
-            say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
+            say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; preflight ok)")
             written += written_files(project, path, manifest)
     if not options.ink_saver:
         record_faces(project, game, faces, packs)

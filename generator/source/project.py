@@ -21,10 +21,12 @@ class Project:
 
     @classmethod
     def at(cls, folder: str | os.PathLike) -> "Project":
-        root = Path(folder).resolve()
-        if not (root / "cards").is_dir():
-            raise PnpError(Problem(str(folder), None, "no cards/ folder here",
-                                   "run pnp in a project folder or pass --project DIR"))
+        """The project holding `folder`: the nearest folder with a cards/, from `folder` up (as git
+        finds its repository), so pnp works from cards/<game>/ or templates/ too."""
+        root = find_root(folder)
+        if root is None:
+            raise PnpError(Problem(str(folder), None, "no cards/ folder here or in any folder above",
+                                   "run pnp inside a project, pass --project DIR, or start one with pnp new NAME"))
         return cls(root)
 
     @property
@@ -79,6 +81,12 @@ class Project:
     def readable_roots(self) -> list[Path]:
         """The only folders rendering may read from (no network, nothing outside)."""
         return [self.templates, ENGINE_TEMPLATES, self.fonts, self.icons, self.cards]
+
+
+def find_root(folder: str | os.PathLike) -> Path | None:
+    """The nearest folder holding cards/, from `folder` up to the file system's root; None if none."""
+    start = Path(folder).resolve()
+    return next((d for d in (start, *start.parents) if (d / "cards").is_dir()), None)
 
 
 def isolate_fonts(project: Project) -> None:

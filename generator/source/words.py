@@ -1,0 +1,24 @@
+"""Counted words in terminal messages: "1 face", "2 faces".
+
+The terminal speaks English only; its plural forms still go through gettext's `ngettext`
+(a NullTranslations, the English rule), so each counted word is written once, here in the
+caller, and a catalogue could take over without touching the messages. It lives in source/,
+the lowest stage, because sheets/, export/ and commands/ all print counts.
+"""
+from __future__ import annotations
+
+import difflib
+import gettext
+
+_ENGLISH = gettext.NullTranslations()
+
+
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """`n` and the word in the form that number takes: count(1, "face") -> "1 face"."""
+    return f"{n} {_ENGLISH.ngettext(singular, plural or singular + 's', n)}"
+
+
+def suggest(word: str, known) -> str:
+    """" (did you mean X?)" naming the closest known word, or nothing when none is close."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""

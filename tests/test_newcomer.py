@@ -1,0 +1,309 @@
+"""What a designer meets in their first five minutes: pnp found from any folder of a project,
+`pnp new` outside one, a closed pipe, the progress display, typed choices in any case, "did you
+mean", counted words, help texts, the calibration sheet's command, a saved printer offset, and
+the README tour's reprint step."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from generator.commands import cli
+from generator.commands.cli import main
+from generator.source.words import count
+from tests.conftest import ROOT, make_project, pnp
+from tests.pdfcheck import page_text
+
+
+@pytest.fixture
+def demo(tmp_path):
+    """A project with one small game from the scaffold (quick to build)."""
+    project = tmp_path / "demo-project"
+    assert pnp(project, "new", "demo").exit_code == 0
+    return project
+
+
+def here(folder, *args):
+    """pnp run in `folder`, without --project."""
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(cwd)
+
+
+# --- finding the project ------------------------------------------------------------------------
+
+def test_pnp_finds_the_project_from_any_folder_inside_it(demo):
+    for folder in (demo, demo / "cards" / "demo", demo / "templates"):
+        result = here(folder, "list")
+        assert result.exit_code == 0 and result.output.startswith("demo: Demo"), (folder, result.output)
+    result = here(demo / "cards" / "demo", "validate", "demo")
+    assert result.exit_code == 0 and "demo: valid" in result.output
+
+
+def test_new_outside_a_project_makes_one_folder_with_everything(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = here(empty, "new", "river")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in empty.iterdir()) == ["river"]
+    made = sorted(p.name for p in (empty / "river").iterdir())
+    assert made == [".gitignore", "cards", "fonts", "icons", "pnp", "schemas", "templates"]
+    assert "Next: cd river, then ./pnp validate river" in result.output
+    assert (empty / "river/.gitignore").read_text() == "build/\n"
+    run = subprocess.run([str(empty / "river/pnp"), "validate", "river"], cwd=empty / "river/cards",
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "river: valid" in run.stdout
+    again = here(empty, "new", "river")
+    assert again.exit_code == 1 and "river: already exists and is not empty" in again.output
+
+
+def test_inside_a_project_new_adds_a_game(demo):
+    result = here(demo / "cards", "new", "second")
+    assert result.exit_code == 0 and (demo / "cards/second/game.yaml").is_file()
+    assert "second: ready. Next: ./pnp validate second" in result.output
+
+
+def test_every_command_takes_project(demo):
+    lacking = [name for name, command in main.commands.items()
+               if "--project" not in {o for p in command.params for o in p.opts}]
+    assert lacking == []
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    result = here(demo.parent, "preflight", "--project", "demo-project", "build/demo/demo-2p-a4.pdf")
+    assert result.exit_code == 0 and "— ok" in result.output
+    result = here(demo / "cards", "preflight", "build/demo/demo-2p-a4.pdf")
+    assert result.exit_code == 0 and "— ok" in result.output
+
+
+# --- pipes and progress -------------------------------------------------------------------------
+
+def test_a_closed_pipe_ends_quietly(demo):
+    """`pnp list | head -1`: once the reader is gone, pnp stops without a word (status 141, as a
+    program killed by SIGPIPE)."""
+    read, write = os.pipe()
+    os.close(read)
+    run = subprocess.run([sys.executable, "-m", "generator", "--project", str(demo), "list"], stdout=write,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert run.returncode == 141 and run.stderr == ""
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_ends_cleanly_and_stays_out_of_pipes(monkeypatch):
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.delenv("CI", raising=False)
+    advance = cli._progress("demo", 5)
+    assert cli._LIVE
+    advance(2)
+    advance(3)
+    assert cli._LIVE == []                      # stopped at the last face: nothing left to redraw
+    shown = terminal.getvalue()
+    assert "rendering demo" in shown and "5/5" in shown
+    assert shown.endswith("\x1b[?25h\r\x1b[1A\x1b[2K")     # cursor given back, the bar's line erased
+    monkeypatch.setenv("CI", "true")
+    assert cli._progress("demo", 5) is None
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.delenv("CI")
+    assert cli._progress("demo", 5) is None
+
+
+def test_progress_counts_only_the_faces_really_rendered(demo):
+    """Half the faces from the cache: the display is started for the other half and reaches it."""
+    path = demo / "cards/demo/cards.yaml"
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 火花", "name: 火光"), encoding="utf-8")
+    from generator.sheets.kit import build_game
+    from generator.source.assets import Assets
+    from generator.source.project import Project
+    project = Project.at(demo)
+    seen = []
+
+    def progress(label, total):
+        seen.append([total, 0])
+        return lambda n: seen[-1].__setitem__(1, seen[-1][1] + n)
+    _, fresh = build_game(project, Assets(project), "demo", [2], ["a4"], say=lambda _: None, progress=progress)
+    assert seen == [[len(fresh), len(fresh)]] and len(fresh) == 1
+
+
+# --- choices, suggestions, words, help ----------------------------------------------------------
+
+@pytest.mark.parametrize("command,args,name,value", [
+    ("build", ["--paper", "A4", "--duplex", "Short"], "paper", "a4"),
+    ("export", ["g", "--shop", "TGC"], "shop", "tgc"),
+    ("calibrate", ["--paper", "Letter"], "paper", "letter"),
+])
+def test_choices_in_any_case(command, args, name, value):
+    ctx = main.commands[command].make_context(command, list(args))
+    assert ctx.params[name] == value
+
+
+def test_did_you_mean(demo):
+    result = pnp(demo, "validate", "dmeo")
+    assert result.exit_code == 1 and "cards/dmeo: no game 'dmeo' (games: demo) (did you mean demo?)" in result.output
+    result = pnp(demo, "build", "demo", "--only", "actions/stpe")
+    assert result.exit_code == 1 and "no card 'actions/stpe' (did you mean actions/step?)" in result.output
+    result = pnp(demo, "biuld")
+    assert result.exit_code == 2 and "No such command 'biuld' (did you mean build?)." in result.output
+    result = pnp(demo, "build", "demo", "--player", "2")
+    assert result.exit_code == 2 and "--players" in result.output
+
+
+def test_counted_words_agree_with_their_number(demo):
+    assert (count(1, "face"), count(2, "face"), count(0, "face")) == ("1 face", "2 faces", "0 faces")
+    assert count(1, "changed card") == "1 changed card"
+    listing = pnp(demo, "list").output
+    assert "(1 design, 63×88 mm)" in listing and "(5 designs," in listing
+    assert "demo: valid (0 notes)" in pnp(demo, "validate").output
+
+
+def test_list_names_the_extras_pack(tmp_path):
+    project = make_project(tmp_path / "p", ["reverse-wizard"])
+    packs = [line.split(":")[0].strip() for line in pnp(project, "list").output.splitlines() if "  pack " in line]
+    assert packs == ["pack  4p", "pack  3p 三人变体", "pack  extras (optional, for 4p)"]
+
+
+def test_help_is_whole_and_every_option_has_some():
+    result = CliRunner().invoke(main, ["--help"], terminal_width=60)
+    flat = " ".join(result.output.split())
+    for name, command in main.commands.items():
+        first = " ".join(command.help.split("\n\n")[0].split())
+        assert first in flat, name
+        undocumented = [p.opts[0] for p in command.params if isinstance(p, click.Option) and not p.help]
+        assert undocumented == [], name
+    assert "..." not in result.output.split("Commands:")[1]
+
+
+# --- printing: the calibration sheet's command, saved offsets -------------------------------------
+
+def test_calibration_sheet_prints_commands_with_ascii_minus(demo):
+    assert pnp(demo, "calibrate").exit_code == 0
+    text = page_text(demo / "build/calibration-a4-long.pdf", 1)
+    assert "--offset 1.5,-0.5" in text and "−0.5" not in text
+    result = pnp(demo, "calibrate", "--printer", "office", "--offset", "1.5,−0.5")   # typed off a scale label
+    assert result.exit_code == 0 and "saved back offset 1.5,-0.5 mm" in result.output
+
+
+def test_a_build_says_when_a_saved_offset_moves_the_backs(demo):
+    assert pnp(demo, "calibrate", "--printer", "office", "--offset", "0.8,-1.2").exit_code == 0
+    result = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0] == ("printer 'office': backs shifted by 0.8,-1.2 mm (saved in pnp.toml; "
+                                             "--back-offset 0,0 prints without)")
+    plain = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4", "--back-offset", "0,0")
+    assert "backs shifted" not in plain.output
+
+
+# --- the README tour ------------------------------------------------------------------------------
+
+def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
+    """Build, edit a card, build again to look at it (step 3), then reprint (step 4): the card is
+    reprinted, since it changed after the sheets came out; a second reprint has nothing to do."""
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    path = demo / "cards/demo/cards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 火花", "name: 火光"), encoding="utf-8")
+    rebuilt = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4")
+    assert "rendered 1 face," in rebuilt.output
+    result = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert result.exit_code == 0 and "(1 changed card, " in result.output, result.output
+    manifest = json.loads((demo / "build/demo/demo-reprint-a4.json").read_text())
+    assert [c["id"] for c in manifest["components"] if c["kind"] == "deck"] == ["actions"]
+    again = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert "nothing changed since the cards were last printed" in again.output and "--since REV" in again.output
+
+
+# --- pnp assets add -------------------------------------------------------------------------------
+
+def _tgz(path, files: dict[str, bytes]) -> None:
+    import tarfile
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+FLAMINGO = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36">\n  <circle cx="18" cy="18" r="9" fill="#f4abba"/>\n</svg>\n'
+
+
+def test_assets_add_an_emoji_from_the_registry(demo, monkeypatch, tmp_path):
+    """The network step stubbed: pnp asks the npm registry for the Twemoji package once, writes the
+    flamingo's SVG, and the card that uses it then builds."""
+    from generator.commands import assets
+    _tgz(tmp_path / "tw.tgz", {"1f9a9.svg": FLAMINGO, "1f600.svg": FLAMINGO})
+    asked = []
+    monkeypatch.setattr(assets, "fetch", lambda url: asked.append(url) or (tmp_path / "tw.tgz").read_bytes())
+    path = demo / "cards/demo/cards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("icon: ✨", "icon: 🦩"), encoding="utf-8")
+    before = pnp(demo, "validate", "demo")
+    assert before.exit_code == 1 and "no icon for '🦩'" in before.output and "pnp assets add 🦩" in before.output
+    result = pnp(demo, "assets", "add", "🦩")
+    assert result.exit_code == 0, result.output
+    assert asked == ["https://registry.npmjs.org/@twemoji/svg/-/svg-15.0.0.tgz"]
+    assert result.output.splitlines() == ["wrote icons/twemoji/1f9a9.svg: 🦩 (Twemoji 15.0.0, CC-BY 4.0)",
+                                          "added 1 file; builds use them from now on (the face cache notices)"]
+    assert (demo / "icons/twemoji/1f9a9.svg").read_text() == " ".join(FLAMINGO.decode().split()) + "\n"
+    assert not (demo / "icons/twemoji/1f600.svg").exists()
+    assert pnp(demo, "validate", "demo").exit_code == 0
+    again = pnp(demo, "assets", "add", "🦩")
+    assert again.output == "nothing to add: every character of '🦩' is in the bundled fonts or icons\n"
+    assert len(asked) == 1
+
+
+def test_assets_add_offline_and_a_character_into_the_fonts(demo, tmp_path):
+    """--from FOLDER: the .tgz `npm pack` wrote. A hanzi outside the subset is added to both
+    weights, keeping every character they had."""
+    from fontTools.ttLib import TTFont
+    regular = TTFont(demo / "fonts/NotoSansSC-Regular.ttf")
+    old = set(regular.getBestCmap())
+    assert 0x9F98 not in old                                   # 龘 is outside GB 2312
+    sources = {}
+    for name, member in (("NotoSansSC-Regular.ttf", "400Regular/NotoSansSC_400Regular.ttf"),
+                         ("NotoSansSC-Bold.ttf", "700Bold/NotoSansSC_700Bold.ttf")):
+        font = TTFont(demo / "fonts" / name)          # a stand-in for the package's full font: 龘 drawn as 一
+        for table in font["cmap"].tables:
+            if table.isUnicode():
+                table.cmap[0x9F98] = table.cmap[0x4E00]
+        out = io.BytesIO()
+        font.save(out)
+        sources[member] = out.getvalue()
+    offline = tmp_path / "packs"
+    offline.mkdir()
+    _tgz(offline / "expo-google-fonts-noto-sans-sc-0.4.3.tgz", {**sources, "LICENSE_FONT": b"OFL"})
+    result = pnp(demo, "assets", "add", "龘", "--from", str(offline))
+    assert result.exit_code == 0, result.output
+    assert "wrote fonts/NotoSansSC-Regular.ttf: added 龘 (U+9F98)" in result.output
+    for name in ("NotoSansSC-Regular.ttf", "NotoSansSC-Bold.ttf"):
+        assert set(TTFont(demo / "fonts" / name).getBestCmap()) == old | {0x9F98}
+    missing = pnp(demo, "assets", "add", "🦩", "--from", str(offline))
+    assert missing.exit_code == 1 and "twemoji-svg-15.0.0.tgz: not found (hint: on a machine with the network " \
+                                      "run: npm pack @twemoji/svg@15.0.0)" in missing.output
+
+
+def test_a_missing_library_inside_a_command_names_the_fix(demo, monkeypatch):
+    import generator.source.load as load
+
+    def lacking(*_):
+        raise ModuleNotFoundError("No module named 'uharfbuzz'", name="uharfbuzz")
+    monkeypatch.setattr(load, "load_game", lacking)
+    result = pnp(demo, "list")
+    assert result.exit_code == 1 and result.output == (
+        "a library pnp needs is missing (No module named 'uharfbuzz'): run `make kit` in the pnp folder, then ./pnp\n")
+
+    def bug(*_):
+        raise ModuleNotFoundError("No module named 'generator.nope'", name="generator.nope")
+    monkeypatch.setattr(load, "load_game", bug)
+    result = pnp(demo, "list")
+    assert result.exit_code == 3 and result.output.startswith("internal error: ModuleNotFoundError")

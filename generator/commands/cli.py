@@ -180,7 +180,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
-    from generator.source import stamp
+    from generator.source import reads, stamp
     counts = _players(players)
     offset = _offset(back_offset)
     project = _project(ctx, project_dir)
@@ -198,9 +198,10 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
             continue
         from generator.sheets.kit import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
-        written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
-                                options=options, jobs=_jobs(jobs), progress=_progress)
-        stamp.record(project.root, game_id, written, inputs)
+        with reads.recording() as log:
+            written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
+                                    options=options, jobs=_jobs(jobs), progress=_progress)
+        stamp.record(project.root, game_id, written, inputs, log.files)
 
 
 @main.command()

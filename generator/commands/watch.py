@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from generator.source import stamp
+from generator.source import reads, stamp
 from generator.source.assets import Assets
 from generator.sheets.kit import build_game
 from generator.errors import PnpError
@@ -65,15 +65,16 @@ class Watcher:
                 self.say(f"{game_id}: up to date")
                 continue
             try:
-                assets = Assets(self.project)      # fonts or icons may have changed
-                written, fresh = build_game(self.project, assets, game_id, self.players, self.papers,
-                                            say=lambda line: None, options=self.options, jobs=self.jobs)
+                with reads.recording() as log:
+                    assets = Assets(self.project)      # fonts or icons may have changed
+                    written, fresh = build_game(self.project, assets, game_id, self.players, self.papers,
+                                                say=lambda line: None, options=self.options, jobs=self.jobs)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
                 self.say(f"{game_id}: not rebuilt; the previous files are unchanged")
                 continue
-            stamp.record(self.project.root, game_id, written, inputs)
+            stamp.record(self.project.root, game_id, written, inputs, log.files)
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             self.say(f"{game_id}: rebuilt in {time.perf_counter() - started:.2f} s — "
                      f"{len(fresh)} faces re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")

@@ -5,6 +5,7 @@ validated, and each file is written atomically after its preflight.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -93,7 +94,12 @@ def read_record(project: Project, game_id: str) -> dict:
         record = json.loads(path.read_text())
     except (OSError, ValueError):
         return {"cards": {}, "packs": []}
-    return record if "cards" in record else {"cards": {}, "packs": []}
+    # A damaged record is an empty one (it is rewritten whole by the next build): never an error.
+    cards = record.get("cards") if isinstance(record, dict) else None
+    packs = record.get("packs") if isinstance(record, dict) else None
+    cards = {uid: sides for uid, sides in cards.items() if isinstance(sides, dict)} if isinstance(cards, dict) else {}
+    packs = [p for p in packs if isinstance(p, int) and not isinstance(p, bool)] if isinstance(packs, list) else []
+    return {"cards": cards, "packs": packs}
 
 
 def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
@@ -103,7 +109,10 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     for uid, sides in keys_by_card(faces).items():
         record["cards"].setdefault(uid, {}).update(sides)
     record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
-    write_atomic(project.build / game.id / FACES_RECORD,
+    path = project.build / game.id / FACES_RECORD
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    write_atomic(path,
                  (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 

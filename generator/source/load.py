@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from generator.errors import PnpError, Problem
+from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
@@ -209,6 +210,7 @@ def _import_rules(project: Project, path: Path, problems: list[Problem]):
     if not path.is_file():
         problems.append(Problem(display, None, "rules module not found"))
         return None
+    reads.note(path, path.read_bytes())
     name = f"pnp_rules_{path.parent.name.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -17,9 +17,11 @@ class Problem:
     message: str
     hint: str | None = None
     note: bool = False  # a documented finding (e.g. a resolved seed contradiction), not an error
+    column: str | None = None  # a spreadsheet's column: `goods.csv:14:value: ...`
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
+        where += f":{self.column}" if self.column else ""
         text = f"{where}: {'note: ' if self.note else ''}{self.message}"
         return f"{text} (hint: {self.hint})" if self.hint else text
 

@@ -19,6 +19,7 @@ from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
+from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.yamlsrc import LocDict, load_yaml
 
 
@@ -32,6 +33,12 @@ def load_game(project: Project, game_id: str) -> Game:
 
     def parse(name: str, model):
         display = project.display(folder / name)
+        if is_sheet(name) or Path(name).suffix.lower() not in (".yaml", ".yml"):
+            problems.append(Problem(display, None, f"a {model.__name__.removesuffix('File').lower()} file is YAML "
+                                    f"(.yaml); a spreadsheet of cards is named in one: `cards: {name}`"
+                                    if is_sheet(name) else f"unsupported file type '{Path(name).suffix or name}' "
+                                    f"(files are .yaml; cards may also come from {', '.join(SHEET_TYPES)})"))
+            return None
         try:
             data = load_yaml(folder / name, display)
         except PnpError as exc:
@@ -59,8 +66,8 @@ def load_game(project: Project, game_id: str) -> Game:
         if deck_file.deck.id in decks:
             problems.append(Problem(display, None, f"deck id '{deck_file.deck.id}' is used by another deck file"))
             continue
-        cards = _load_cards(deck_file.deck.id, deck_file.deck.fields, files[display]["cards"], spec, display,
-                            problems)
+        cards = _load_cards(deck_file.deck.id, deck_file.deck.fields,
+                            _rows(folder, files, display, "cards", problems), spec, display, problems)
         decks[deck_file.deck.id] = Deck(deck_file.deck, cards, display)
     tables = {}
     for name in spec.tables:
@@ -69,7 +76,8 @@ def load_game(project: Project, game_id: str) -> Game:
             continue
         display = project.display(folder / name)
         tables[table_file.table.id] = _load_cards(table_file.table.id, table_file.table.fields,
-                                                  files[display]["rows"], spec, display, problems, "row")
+                                                  _rows(folder, files, display, "rows", problems), spec,
+                                                  display, problems, "row")
     pieces = {}
     if spec.pieces:
         pieces_file = parse(spec.pieces, PiecesFile)
@@ -94,6 +102,23 @@ def load_game(project: Project, game_id: str) -> Game:
     return game
 
 
+def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Problem]):
+    """A file's list of cards, or the rows of the spreadsheet it names."""
+    data = files[display]
+    rows = data[key]
+    if not isinstance(rows, str):
+        return rows
+    sheet = str(Path(display).parent / rows.split("#", 1)[0])
+    try:
+        rows = data[key] = read_sheet(folder, rows, sheet)
+        files[rows.file] = data      # later checks look a card's line up by its file
+        return rows
+    except PnpError as exc:
+        problems.extend(Problem(p.path, p.line or (data.line_of(key) if p.path == display else None), p.message,
+                                p.hint) for p in exc.problems)
+        return []
+
+
 def files_line(files: dict, key: str) -> int | None:
     for data in files.values():
         if isinstance(data, LocDict) and key in data:
@@ -108,12 +133,22 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
     players = {pack.players for pack in spec.packs}
     colours = {c.id for c in spec.player_colours}
     cards, seen = [], {}
+    if isinstance(raw_cards, SheetRows):           # a spreadsheet's unknown column, once, at its header
+        for column in raw_cards.columns:
+            if column and column not in allowed and not PER_COUNT.match(column):
+                problems.append(Problem(raw_cards.file, raw_cards.header_line, f"unknown column '{column}'",
+                                        f"{owner} {noun}s take: {', '.join(sorted(allowed))}", column=column))
     for index, raw in enumerate(raw_cards):
         line = raw_cards.line_of(index)
         if not isinstance(raw, dict):
             problems.append(Problem(display, line, f"{noun}s[{index}]: expected a mapping of fields"))
             continue
+        sheet = isinstance(raw, SheetRow)
+        if sheet:
+            display = raw.file
         card_id = raw.get("id")
+        if sheet and isinstance(card_id, int):
+            card_id = raw["id"] = str(card_id)
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
@@ -123,7 +158,7 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
                                     f"{label}: duplicate id (first used on line {seen[card_id]})"))
             continue
         seen[card_id] = raw.line_of("id")
-        for key in raw:
+        for key in raw if not sheet else ():
             if key not in allowed:
                 problems.append(Problem(display, raw.line_of(key), f"{label}: unknown key '{key}'",
                                         f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
@@ -134,17 +169,25 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
                     problems.append(Problem(display, line, f"{label}: required key '{name}' is missing"))
                 values[name] = field.default
                 continue
-            value, error = check_field(field, raw[name], colours)
+            value = cell_value(field.type, field.of, field.values, raw[name]) if sheet else raw[name]
+            value, error = check_field(field, value, colours)
             if error:
-                problems.append(Problem(display, raw.line_of(name), f"{label}: {name}: {error}"))
+                problems.append(_field_problem(raw, display, label, name, error))
             values[name] = value
         copies = raw.get("copies", 1)
         error = _check_copies(copies, players)
         if error:
-            problems.append(Problem(display, raw.line_of("copies"), f"{label}: copies: {error}"))
+            problems.append(_field_problem(raw, display, label, "copies", error))
             copies = 0
         cards.append(Card(owner, card_id, values, copies, display, line, index))
     return cards
+
+
+def _field_problem(raw, display: str, label: str, key: str, message: str) -> Problem:
+    """`file:line: card 'x': key: message`, or for a spreadsheet's cell `file:row:column: message`."""
+    if isinstance(raw, SheetRow):
+        return Problem(raw.file, raw.line, message, column=key)
+    return Problem(display, raw.line_of(key), f"{label}: {key}: {message}")
 
 
 def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, str | None]:

@@ -163,7 +163,9 @@ Copies = Union[Annotated[int, Field(ge=0, le=500)], dict[int, Annotated[int, Fie
 
 class DeckFile(Strict):
     deck: DeckSpec
-    cards: list[dict[str, Any]] = Field(min_length=1)
+    cards: Union[Annotated[list[dict[str, Any]], Field(min_length=1)], str] = Field(
+        description="the cards, or a spreadsheet of them in the game folder: goods.csv, goods.tsv, "
+                    "goods.xlsx or goods.xlsx#Sheet")
 
 
 class TableSpec(Strict):
@@ -175,7 +177,8 @@ class TableSpec(Strict):
 class TableFile(Strict):
     """Typed rows that are data, not cards (a map's stations, a wheel's cells …)."""
     table: TableSpec
-    rows: list[dict[str, Any]] = Field(min_length=1)
+    rows: Union[Annotated[list[dict[str, Any]], Field(min_length=1)], str] = Field(
+        description="the rows, or a spreadsheet of them (as a deck's cards)")
 
 
 CARD_KEYS = {"id", "copies", "source"}  # keys every card may have besides its deck's fields

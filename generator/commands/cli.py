@@ -158,13 +158,15 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @click.option("--ink-saver", is_flag=True, help="Draft print: no full-bleed fills, light frames, black text.")
 @click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
+@click.option("--draft", is_flag=True, help="Playtest print: art below 300 dpi is a warning, not an error, and "
+              "page 1 and every sheet's margin say DRAFT (files end in -draft).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Processes rendering card faces (default: every core).")
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, jobs, only, project_dir):
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, draft, jobs, only, project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
     Every pack is read back and preflighted before it replaces the previous file. Card faces
@@ -184,7 +186,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     counts = _players(players)
     offset = _offset(back_offset)
     project = _project(ctx, project_dir)
-    options = resolve(project.root, duplex, offset, ink_saver, fit, printer)
+    options = resolve(project.root, duplex, offset, ink_saver, fit, printer, draft)
     games = [game] if game else project.games()
     if counts and not game:
         raise click.UsageError("--players needs a GAME")

@@ -19,9 +19,10 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import pikepdf
-from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import pass_context, TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.source.assets import Assets, describe_char
+from generator.render.art import ArtPlacer
 from generator.render.cache import FaceCache, FileHashes, engine_fingerprint
 from generator.source import reads
 from generator.errors import PnpError, Problem
@@ -92,6 +93,8 @@ class CardRenderer:
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords)
+        self.art = ArtPlacer(project.root, game.folder, project.art_cache)
+        self.env.globals["art"] = pass_context(lambda ctx, *args, **kwargs: self.art.place(ctx, *args, **kwargs))
         self.colours = {c.id: c for c in game.spec.player_colours}
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}

@@ -19,6 +19,7 @@ from generator.source.load import load_game
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack
 from generator.source.project import Project
+from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
 
@@ -131,6 +132,18 @@ def sweep_stale(folder) -> None:
             pass
 
 
+def coarse_art(renderer: CardRenderer, draft: bool) -> list[Problem]:
+    """Pictures printed below MIN_DPI, naming each card: errors, or with --draft the warnings
+    returned."""
+    problems = [Problem(c.card.file, c.card.line, f"{c.card.uid}: picture {c.picture} prints at {c.dpi:.0f} dpi "
+                        f"({c.pixels[0]} × {c.pixels[1]} px show); a print needs {MIN_DPI}",
+                        "use a larger picture, or build with --draft to playtest with it")
+                for c in renderer.art.coarse]
+    if problems and not draft:
+        raise PnpError(problems)
+    return problems
+
+
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
                options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> tuple[list[str], list[str]]:
@@ -140,6 +153,8 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
+    for problem in coarse_art(renderer, options.draft):
+        say(f"warning: {problem}")
     rendered = renderer.render(list(faces.values()), jobs=jobs,
                                progress=progress(game_id, len(faces)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
@@ -150,7 +165,8 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
-            say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
+            warned = f", {len(report.findings)} draft warnings" if report.findings else ""
+            say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok{warned})")
             written.append(path)
     if not options.ink_saver:
         record_faces(project, game, faces, packs)

@@ -34,6 +34,7 @@ from generator.source.project import Project
 from generator.render.cards import Rendered
 from generator.render.info import InfoPage
 from generator.source.schema import PackSpec
+from generator.check.preflight import MIN_DPI
 from generator.check.validate import context as expression_context
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ class PackBuilder:
         out = pikepdf.new()
         out.pages.extend(info.pages)
         out.pages.extend(body.pdf.pages)
+        if self.options.draft:
+            mark_draft(out, self.assets)
         offset = len(info.pages)
         self._outline(out, sections, offset)
         self._metadata(out, pack, paper)
@@ -401,6 +404,32 @@ def _runs(entries: list[dict], info_count: int) -> list[dict]:
     return runs
 
 
+DRAFT_PAGE_1 = "DRAFT - playtest print, not for a print shop"
+
+
+def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
+    """--draft: page 1 says so at its top in large type, every other page in its top margin
+    (left corner: no crop mark runs there)."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from generator.render.pen import register_fonts
+    register_fonts(assets)
+    overlays = {}
+    for number, page in enumerate(pdf.pages):
+        width, height = float(page.mediabox[2]), float(page.mediabox[3])
+        key = (width, height, number == 0)
+        if key not in overlays:
+            buffer = io.BytesIO()
+            canvas = Canvas(buffer, pagesize=(width, height), invariant=1)
+            canvas.setFillColorRGB(0.75, 0.1, 0.1)
+            canvas.setFont(assets.fonts[0].name, 14 if number == 0 else 6)
+            canvas.drawString(pt(2 if number else 10), height - pt(3.2 if number else 9),
+                              DRAFT_PAGE_1 if number == 0 else "DRAFT")
+            canvas.save()
+            overlays[key] = pikepdf.open(io.BytesIO(buffer.getvalue()))
+        page.add_overlay(overlays[key].pages[0])
+
+
 def _chunks(items: list, size: int) -> list[list]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
@@ -417,7 +446,12 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for ext, data in (("pdf", pdf), ("json", (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode())):
             staged[ext] = stage(folder / f"{name}.{ext}", data)
         report = preflight(staged["pdf"], staged["json"], display=project.display(folder / f"{name}.pdf"))
-        if not report.ok:
+        if options.draft:       # a playtest print: too-coarse pictures are warnings (kept in report.findings)
+            errors = [f for f in report.findings if not f.endswith(f"dpi (needs {MIN_DPI})")]
+            if errors:
+                raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in errors])
+            report.findings = [f"preflight: {f}" for f in report.findings]
+        elif not report.ok:
             raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
         for ext, tmp in staged.items():
             commit(tmp, folder / f"{name}.{ext}")

@@ -19,6 +19,7 @@ from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
+from generator.source.schema import IMAGE_TYPES
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.yamlsrc import LocDict, load_yaml
 
@@ -67,7 +68,8 @@ def load_game(project: Project, game_id: str) -> Game:
             problems.append(Problem(display, None, f"deck id '{deck_file.deck.id}' is used by another deck file"))
             continue
         cards = _load_cards(deck_file.deck.id, deck_file.deck.fields,
-                            _rows(folder, files, display, "cards", problems), spec, display, problems)
+                            _rows(folder, files, display, "cards", problems), spec, display, problems,
+                            folder=folder)
         decks[deck_file.deck.id] = Deck(deck_file.deck, cards, display)
     tables = {}
     for name in spec.tables:
@@ -127,7 +129,7 @@ def files_line(files: dict, key: str) -> int | None:
 
 
 def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameSpec, display: str,
-                problems: list[Problem], noun: str = "card") -> list[Card]:
+                problems: list[Problem], noun: str = "card", folder: Path | None = None) -> list[Card]:
     """Cards of a deck (or rows of a table), each field checked against its declared type."""
     allowed = CARD_KEYS | set(fields)
     players = {pack.players for pack in spec.packs}
@@ -171,6 +173,8 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
                 continue
             value = cell_value(field.type, field.of, field.values, raw[name]) if sheet else raw[name]
             value, error = check_field(field, value, colours)
+            if not error and field.type == "image" and value is not None and folder is not None:
+                error = _missing_picture(folder, value)
             if error:
                 problems.append(_field_problem(raw, display, label, name, error))
             values[name] = value
@@ -181,6 +185,13 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
             copies = 0
         cards.append(Card(owner, card_id, values, copies, display, line, index))
     return cards
+
+
+def _missing_picture(folder: Path, picture: str) -> str | None:
+    path = (folder / picture).resolve()
+    if not path.is_file():
+        return f"no picture {picture} in {folder.name}/ (paths are relative to the game folder)"
+    return None
 
 
 def _field_problem(raw, display: str, label: str, key: str, message: str) -> Problem:
@@ -212,6 +223,12 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
             return value, f"{value} is below the minimum {field.min:g}"
         if field.max is not None and value > field.max:
             return value, f"{value} is above the maximum {field.max:g}"
+        return value, None
+    if kind == "image":
+        if not isinstance(value, str) or not value.strip():
+            return value, f"expected a picture's path, got {value!r}"
+        if Path(value).suffix.lower() not in IMAGE_TYPES:
+            return value, f"{value}: unsupported picture type (use {', '.join(IMAGE_TYPES)})"
         return value, None
     if kind == "bool":
         return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {value!r}")

@@ -32,12 +32,13 @@ class PrintOptions:
     ink_saver: bool = False
     fit: bool = False            # oversize boards reduced to one sheet instead of tiled
     printer: str | None = None
+    draft: bool = False          # a playtest print: too-coarse art is a warning, and every page says DRAFT
 
     @property
     def suffix(self) -> str:
         """Added to file names so a pack made for another setup never overwrites the default one."""
         parts = ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
-            + (["fit"] if self.fit else [])
+            + (["fit"] if self.fit else []) + (["draft"] if self.draft else [])
         return "".join(f"-{p}" for p in parts)
 
 
@@ -53,7 +54,7 @@ def read_config(root: Path) -> dict:
 
 
 def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,
-            ink_saver: bool = False, fit: bool = False, printer: str | None = None) -> PrintOptions:
+            ink_saver: bool = False, fit: bool = False, printer: str | None = None, draft: bool = False) -> PrintOptions:
     """Command-line values first, then the chosen printer's saved settings, then defaults."""
     config = read_config(root)
     printer = printer or config.get("print", {}).get("printer")
@@ -67,7 +68,7 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
     offset = back_offset if back_offset is not None else tuple(saved.get("back_offset", (0.0, 0.0)))
     if len(offset) != 2 or not all(isinstance(v, (int, float)) for v in offset):
         raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers (mm), got {offset!r}"))
-    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer)
+    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, draft)
 
 
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:

@@ -125,7 +125,8 @@ class GameSpec(Strict):
 
 # --- deck files -------------------------------------------------------------------------
 
-FIELD_TYPES = ("text", "rich", "int", "number", "bool", "icon", "enum", "player", "list")
+IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".webp", ".svg")     # an `image` field's pictures (render/art.py)
+FIELD_TYPES = ("text", "rich", "int", "number", "bool", "icon", "enum", "player", "list", "image")
 
 
 class FieldSpec(Strict):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -409,25 +410,39 @@ DRAFT_PAGE_1 = "DRAFT - playtest print, not for a print shop"
 
 def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
     """--draft: page 1 says so at its top in large type, every other page in its top margin
-    (left corner: no crop mark runs there)."""
+    (left corner: no crop mark runs there). Drawn into each page's own content, not as a placed
+    form, which preflight would count as a card."""
     from reportlab.pdfgen.canvas import Canvas
 
     from generator.render.pen import register_fonts
     register_fonts(assets)
-    overlays = {}
+    marks = {}
     for number, page in enumerate(pdf.pages):
         width, height = float(page.mediabox[2]), float(page.mediabox[3])
         key = (width, height, number == 0)
-        if key not in overlays:
+        if key not in marks:
             buffer = io.BytesIO()
-            canvas = Canvas(buffer, pagesize=(width, height), invariant=1)
+            canvas = Canvas(buffer, pagesize=(width, height), invariant=1, pageCompression=0)
             canvas.setFillColorRGB(0.75, 0.1, 0.1)
             canvas.setFont(assets.fonts[0].name, 14 if number == 0 else 6)
             canvas.drawString(pt(2 if number else 10), height - pt(3.2 if number else 9),
                               DRAFT_PAGE_1 if number == 0 else "DRAFT")
             canvas.save()
-            overlays[key] = pikepdf.open(io.BytesIO(buffer.getvalue()))
-        page.add_overlay(overlays[key].pages[0])
+            with pikepdf.open(io.BytesIO(buffer.getvalue())) as drawn:
+                mark = drawn.pages[0]
+                # reportlab's canvas opens with its default font set (and no text in it): left out
+                content = re.sub(rb"BT /F1 [\d.]+ Tf [\d.]+ TL ET", b"", mark.obj.Contents.read_bytes())
+                font_name = re.search(rb"(/F[^ /]+) [\d.]+ Tf", content).group(1)
+                marks[key] = (pdf.copy_foreign(mark.Resources.Font[font_name.decode()]),
+                              content.replace(font_name + b" ", b"/PnpDraft "))
+        font, content = marks[key]
+        if "/Resources" not in page.obj:
+            page.obj.Resources = Dictionary()
+        if "/Font" not in page.obj.Resources:
+            page.obj.Resources.Font = Dictionary()
+        page.obj.Resources.Font[Name("/PnpDraft")] = font
+        page.contents_add(pikepdf.Stream(pdf, b"q\n"), prepend=True)
+        page.contents_add(pikepdf.Stream(pdf, b"\nQ\nq\n" + content + b"\nQ\n"))
 
 
 def _chunks(items: list, size: int) -> list[list]:

@@ -91,14 +91,15 @@ def main(project_dir, verbose):
 
 
 @main.command("list")
+@click.argument("game", required=False)
 @_project_option
 @click.pass_context
 @handles_problems
-def list_games(ctx, project_dir):
-    """Games, their components and the packs they offer."""
+def list_games(ctx, game, project_dir):
+    """Games (or GAME), their components and the packs they offer."""
     from generator.source.load import load_game
     project, _ = _open(ctx, project_dir)
-    for game_id in project.games():
+    for game_id in [game] if game else project.games():
         game = load_game(project, game_id)
         click.echo(f"{game_id}: {game.spec.title}")
         for deck in game.decks.values():
@@ -228,9 +229,10 @@ def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
     counts = _players(players)
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
-    options = resolve(project.root, duplex, None, False, False, printer)
-    watcher = Watcher(project, games, counts, [paper] if paper else None, options, _jobs(jobs),
-                      say=lambda line: click.echo(line))
+    def settings():
+        return resolve(project.root, duplex, None, False, False, printer)
+    watcher = Watcher(project, games, counts, [paper] if paper else None, settings(), _jobs(jobs),
+                      say=lambda line: click.echo(line), settings=settings)
     watcher.run()
 
 

@@ -186,17 +186,17 @@ class CardRenderer:
         rendered = Rendered()
         missing = []
         for direct, face in unique.items():
-            hit = self.cache.get(direct, self.hashes.current)
+            hit = self.cache.get(direct, lambda name: self.hashes.current(self._absolute(name)))
             if hit is None:
                 missing.append(face)
                 continue
             key, pdf, inputs = hit
             rendered.add(direct, key, pdf)
-            _note(inputs)
+            self._note(inputs)
         for direct, key, inputs, data in self._render_missing(missing, jobs, progress):
             rendered.add(direct, key, pikepdf.open(io.BytesIO(data)))
             rendered.fresh.append(unique[direct].label)
-            _note(inputs)           # read in a worker process, perhaps: the parent's log records it
+            self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
         for face in faces:
             face.key = rendered.keys[face.direct]
         return rendered
@@ -293,8 +293,23 @@ class CardRenderer:
         shown = [_pictures(page._page_box, self.project.root.as_uri() + "/") for page in pages]
         pictures = set().union(*shown) if shown else set()
         shared = {p: sha for p, sha in fetched.items() if p not in fonts and p not in pictures}
-        return [{**shared, **{p: fetched.get(p) or self.hashes.of(Path(p)) for p in own if p in fetched
+        read = [{**shared, **{p: fetched.get(p) or self.hashes.of(Path(p)) for p in own if p in fetched
                               or Path(p).is_file()}} for own in shown]
+        return [{self._relative(p): sha for p, sha in sorted(inputs.items())} for inputs in read]
+
+    def _relative(self, path: str) -> str:
+        """A recorded input's name: relative to the project folder when inside it, so a project
+        moved or copied with its build/ checks its own files, not the ones it was copied from."""
+        resolved = Path(path)
+        root = self.project.root
+        return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+
+    def _absolute(self, name: str) -> Path:
+        return Path(name) if Path(name).is_absolute() else self.project.root / name
+
+    def _note(self, inputs: dict[str, str]) -> None:
+        for name, sha in inputs.items():
+            reads.note_hash(self._absolute(name), sha)
 
     def _document(self, faces: list[Face], size, sheets, step: float) -> str:
         w, h = size
@@ -316,11 +331,6 @@ class CardRenderer:
             for f in faces)
         return (f'<!DOCTYPE html><html lang="{self.game.spec.language}"><head><meta charset="utf-8">'
                 f"<style>{self.font_css}{geometry}</style>{links}</head><body>{body}</body></html>")
-
-
-def _note(inputs: dict[str, str]) -> None:
-    for name, sha in inputs.items():
-        reads.note_hash(name, sha)
 
 
 _PICTURE_PROPERTIES = ("background_image", "list_style_image", "border_image_source", "mask_border_source")

@@ -70,9 +70,12 @@ def _append(path: Path, text: str) -> None:
 
 
 def _replace(path: Path, old: str, new: str) -> None:
+    """old -> new, or back when done already (so an edit may come twice in a sequence)."""
     text = path.read_text(encoding="utf-8")
+    if old not in text:
+        old, new = new, old
     assert old in text, (path, old)
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _repaint(path: Path) -> None:
@@ -105,7 +108,7 @@ CHANGES = [   # (what, edit, the faces that read it)
      faces(*(c["id"] for c in people() if c.get("special")))),
     ("<img> art", lambda p: _repaint(p / "cards/inputs/art/smith.jpg"), _readers_of_picture("smith.jpg")),
     ("font", lambda p: _append_bytes(p / "fonts/NotoSansSymbols2-Regular.ttf"), _symbol_cards()),
-    ("icon", lambda p: _replace(p / "icons/twemoji/1f525.svg", "<svg ", '<svg data-x="1" '),
+    ("icon", lambda p: _replace(p / "icons/twemoji/1f525.svg", "<svg ", "<svg\n"),
      faces(*(c["id"] for c in people() if c.get("icon") == "🔥"))),
     ("rules.py", lambda p: _replace(p / "cards/inputs/rules.py", "* 2", "* 3"), faces("mayor")),
     ("data file outside the game folder", lambda p: _replace(p / "shared/prices.yaml", "bonus: 3", "bonus: 4"),

@@ -207,3 +207,31 @@ def test_the_fixture_places_art_in_the_bleed(tmp_path, bad):
     else:
         assert round(height, 1) == 94.9 and width < 69.5
     assert found[0].dpi >= 300
+
+
+def test_watch_rereads_a_pnp_toml_made_later_and_sees_files_read_outside_the_game(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.test_rebuilds import _read_until
+    project = make(tmp_path / "project")
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "--project", str(project), "watch", GAME,
+                             "--players", "2", "--paper", "a4"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    lines: list = []
+    try:
+        _read_until(proc, "watching", lines)
+        (project / "pnp.toml").write_text('[print]\nduplex = "short"\n')      # there was none
+        line = _read_until(proc, "rebuilt", lines)
+        assert "build/inputs/inputs-2p-a4-short.pdf" in line and "0 faces re-rendered" in line
+        _replace(project / "shared/prices.yaml", "bonus: 3", "bonus: 4")      # read by rules.py via ../
+        line = _read_until(proc, "rebuilt", lines)
+        assert "1 faces re-rendered: people/mayor (face)" in line
+        (project / "pnp.toml").write_text('[print]\nduplex = "sideways"\n')
+        _read_until(proc, "duplex 'sideways' is not one of", lines)
+        _read_until(proc, "not rebuilt; the previous files are unchanged", lines)
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "Traceback" not in "".join(lines)

@@ -2,11 +2,14 @@
 and --draft for a playtest with placeholder art."""
 from __future__ import annotations
 
+import io
+import os
 import random
 import subprocess
 
 import pikepdf
-from PIL import Image
+import pytest
+from PIL import Image, ImageCms
 
 from generator.check.pdfread import images
 from tests.conftest import pnp
@@ -96,3 +99,24 @@ def test_svg_art_is_placed_as_drawn(tmp_path):
     data = sheet.tobytes()
     reds = sum(1 for i in range(0, len(data), 3) if data[i] > 180 and data[i + 1] < 80 and data[i + 2] < 80)
     assert reds > 0.5 * (69.5 * 94.9) * (20 / 25.4) ** 2          # most of one card with its bleed is red
+
+
+A98 = "/usr/share/color/icc/ghostscript/a98.icc"        # Adobe RGB (1998), from ghostscript
+
+
+@pytest.mark.skipif(not os.path.exists(A98), reason="needs an Adobe RGB profile (ghostscript's a98.icc)")
+def test_an_embedded_icc_profile_is_converted_to_srgb(tmp_path):
+    project = make(tmp_path / "project")
+    profile = open(A98, "rb").read()
+    colour = (60, 160, 90)
+    Image.new("RGB", (950, 1300), colour).save(project / "cards/inputs/art/baker.png", icc_profile=profile)
+    expected = ImageCms.profileToProfile(Image.new("RGB", (1, 1), colour), ImageCms.ImageCmsProfile(io.BytesIO(profile)),
+                                         ImageCms.createProfile("sRGB")).getpixel((0, 0))
+    assert expected != colour
+    assert pnp(project, *ARGS).exit_code == 0
+    pdf = pikepdf.open(project / "build/inputs/inputs-2p-a4.pdf")
+    drawn = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
+             and o.get("/Width") == 950]                  # the baker's picture (none other is 950 px wide)
+    assert len(drawn) == 1
+    image = pikepdf.PdfImage(drawn[0]).as_pil_image().convert("RGB")
+    assert all(abs(a - b) <= 2 for a, b in zip(image.getpixel((image.width // 2, 10)), expected))

@@ -1,0 +1,140 @@
+"""A pack's boards, maps, tracks and tokens as sheets: packed together, tiled when larger than the
+paper (or reduced with --fit), backs mirrored for duplex or beside the fold for gutter-fold."""
+from __future__ import annotations
+
+import functools
+import io
+from dataclasses import replace
+
+import pikepdf
+
+from generator.check.validate import context as expression_context
+from generator.geometry import (FOLD_CLEAR, MIN_MARGIN, PAPERS, Placement, PieceSheet, back_placement, fits_sheet,
+                                pack_pieces, pt, scaled_alone, tiles)
+from generator.sheets.sections import Body, Section, back_run, run_for
+from generator.source.assets import Assets
+from generator.source.game import Game
+from generator.source.options import PrintOptions
+from generator.source.schema import PackSpec
+
+
+class PieceSheets:
+    def __init__(self, assets: Assets, game: Game, options: PrintOptions):
+        self.assets, self.game, self.options = assets, game, options
+
+    @functools.cached_property
+    def drawer(self):
+        """The board drawer; reportlab is only loaded for a game that has pieces."""
+        from generator.render.pieces import PieceDrawer
+        return PieceDrawer(self.assets, self.game, ink_saver=self.options.ink_saver)
+
+    def sections(self, pack: PackSpec) -> list[Section]:
+        counts = self.game.piece_counts[pack.key]
+        colours = self.game.spec.player_colours
+        sections = []
+        for piece_id, piece in self.game.pieces.items():
+            count = counts.get(piece_id, 0)
+            if not count:
+                continue
+            from generator.render.pieces import PieceCopy
+            each = int(piece.per_player)     # copies per player (True counts as 1)
+            copies = [PieceCopy(piece, i + 1, colours[i // each] if each else None) for i in range(count)]
+            two_sided = piece.back is not None
+            sections.append(Section(piece_id, piece.name, "piece",
+                                    run_for(two_sided, piece.stock, self.options.duplex), count, copies, two_sided))
+        return sections
+
+    def draw(self, body: Body, sections: list[Section], paper: str, pack: PackSpec) -> list:
+        """Add one run's piece sheets; returns the back sheets still to add (with --duplex none)."""
+        two_sided = sections[0].two_sided
+        if two_sided and self.options.duplex == "gutterfold":
+            sheets = self._fold_sheets(sections, paper)
+        else:
+            sheets = self._sheets(sections, paper)
+        backs = [self._back_sheet(s) for s in sheets] if two_sided and self.options.duplex != "gutterfold" else []
+        order = sheets if self.options.duplex == "none" or not backs else [x for pair in zip(sheets, backs) for x in pair]
+        context = expression_context(self.game)
+        by_id = {s.id: s for s in sections}
+        drawn = pikepdf.open(io.BytesIO(self.drawer.draw_sheets(order, pack, context)))
+        body.keep.append(drawn)
+        numbers = {}
+        for sheet, page in zip(order, drawn.pages):
+            numbers[id(sheet)] = self._add_page(body, sheet, page, by_id)
+        if self.options.duplex != "none" or not backs:
+            return []
+        drawn_backs = pikepdf.open(io.BytesIO(self.drawer.draw_sheets(backs, pack, context)))
+        body.keep.append(drawn_backs)
+
+        def make_backs():
+            for front, back, page in zip(sheets, backs, drawn_backs.pages):
+                self._add_page(body, back, page, by_id, front_page=numbers[id(front)])
+        return [make_backs]
+
+    def _sheets(self, sections: list[Section], paper: str) -> list[PieceSheet]:
+        """Sheets for the run's pieces: packed together; one larger than a sheet is tiled
+        (or, with --fit, reduced onto one sheet)."""
+        sheets, batch = [], []
+        for copy in (c for s in sections for c in s.items):
+            if fits_sheet(copy.size, paper):
+                batch.append((copy, copy.size, copy.piece.own_page, copy.piece.gap))
+                continue
+            sheets += pack_pieces(batch, paper)
+            batch = []
+            if self.options.fit:
+                sheets.append(scaled_alone(copy, copy.size, paper))
+            else:
+                sheets += [PieceSheet(t.page, [Placement(copy, t.at, tile=t)]) for t in tiles(copy.size, paper)]
+        return sheets + pack_pieces(batch, paper)
+
+    def _add_page(self, body: Body, sheet: PieceSheet, page, by_id, front_page=None) -> int:
+        body.pdf.pages.append(page)
+        if len(sheet.placements) == 1:      # one piece on the page: its trim is the page's trim box
+            rect = sheet.placements[0].rect
+            box = pikepdf.Array([pt(rect.x), pt(sheet.page[1] - rect.y - rect.h),
+                                 pt(rect.x + rect.w), pt(sheet.page[1] - rect.y)])
+            body.pdf.pages[-1].obj.TrimBox = box
+            body.pdf.pages[-1].obj.BleedBox = box
+        placed = [_placed(p) for p in sheet.placements]
+        owners = [by_id[i] for i in dict.fromkeys(p["piece"] for p in placed)]
+        sides = {p["side"] for p in placed}
+        role = "board-tile" if placed[0].get("tile") else ("board-back" if sides == {"back"} else "board")
+        entry = {"role": role, "size": list(sheet.page), "components": [o.id for o in owners], "pieces": placed}
+        if front_page is not None or role == "board-back":
+            entry["front_page"] = front_page if front_page is not None else len(body.entries)
+        if getattr(sheet, "fold_x", None):
+            entry["fold_x"] = round(sheet.fold_x, 3)
+        run = back_run(self.options.duplex) if role == "board-back" else owners[0].run
+        return body.add(entry, *owners, run=run)
+
+    def _back_sheet(self, sheet: PieceSheet) -> PieceSheet:
+        placements = []
+        for p in sheet.placements:
+            rect, rotation = back_placement(p.rect, sheet.page, self.options.duplex, self.options.back_offset)
+            placements.append(replace(p, item=replace(p.item, side="back"), rect=rect, rotation=rotation))
+        return PieceSheet(sheet.page, placements)
+
+    def _fold_sheets(self, sections: list[Section], paper: str) -> list[PieceSheet]:
+        """Two-sided pieces for gutter-fold: fronts packed left of the fold, backs mirrored right."""
+        pw, ph = PAPERS[paper]
+        half = (pw / 2 - FOLD_CLEAR + MIN_MARGIN, ph)
+        items = [(c, c.size, False, c.piece.gap) for s in sections for c in s.items]
+        sheets = []
+        for left in pack_pieces(items, paper, page_size=half):
+            placements = list(left.placements)
+            for p in left.placements:
+                placements.append(replace(p, item=replace(p.item, side="back"), rect=p.rect.mirrored(pw)))
+            sheet = PieceSheet((pw, ph), placements)
+            sheet.fold_x = pw / 2
+            sheets.append(sheet)
+        return sheets
+
+
+def _placed(p: Placement) -> dict:
+    """A piece's manifest entry on its sheet."""
+    entry = {"piece": p.item.piece.id, "copy": p.item.copy, "side": p.item.side, "trim": p.rect.as_list(),
+             "rotation": p.rotation}
+    if p.scale != 1.0:
+        entry["scale"] = round(p.scale, 4)
+    if p.tile is not None:
+        entry["tile"] = {"number": p.tile.number, "of": p.tile.rows * p.tile.cols, "area": p.tile.area.as_list()}
+    return entry

@@ -120,3 +120,14 @@ def test_an_embedded_icc_profile_is_converted_to_srgb(tmp_path):
     assert len(drawn) == 1
     image = pikepdf.PdfImage(drawn[0]).as_pil_image().convert("RGB")
     assert all(abs(a - b) <= 2 for a, b in zip(image.getpixel((image.width // 2, 10)), expected))
+
+
+def test_a_picture_outside_cards_is_refused_at_its_card(tmp_path):
+    project = make(tmp_path / "project")
+    (project / "elsewhere.png").write_bytes((project / "cards/inputs/art/baker.png").read_bytes())
+    deck = project / PEOPLE
+    deck.write_text(deck.read_text().replace("portrait: art/baker.png", "portrait: ../../elsewhere.png"))
+    result = pnp(project, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.strip() == ("cards/inputs/people.yaml:14: card 'baker': portrait: ../../elsewhere.png is "
+                                     "outside cards/ (keep a game's pictures in its folder, e.g. art/)")

@@ -72,7 +72,7 @@ class ArtPlacer:
         path = (self.game_folder / str(picture)).resolve()
         if path.suffix.lower() not in IMAGE_TYPES:
             raise ValueError(f"art: {picture}: unsupported picture type (use {', '.join(IMAGE_TYPES)})")
-        if not path.is_relative_to(self.root) or not path.is_file():
+        if not path.is_relative_to(self.game_folder.parent.resolve()) or not path.is_file():
             raise ValueError(f"art: no picture {picture} in the game folder")
         return path
 

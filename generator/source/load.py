@@ -189,6 +189,8 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
 
 def _missing_picture(folder: Path, picture: str) -> str | None:
     path = (folder / picture).resolve()
+    if not path.is_relative_to(folder.parent.resolve()):
+        return f"{picture} is outside cards/ (keep a game's pictures in its folder, e.g. art/)"
     if not path.is_file():
         return f"no picture {picture} in {folder.name}/ (paths are relative to the game folder)"
     return None

@@ -128,3 +128,20 @@ def test_a_spreadsheet_deck_builds_and_its_edit_is_seen_by_the_stamp(game):
                           text=True, check=True).stdout
     assert "Amber" in text and "Jade" not in text
     shutil.rmtree(game / "build")
+
+
+def test_a_row_with_too_many_cells_an_empty_sheet_and_a_broken_workbook(game):
+    _sheet(game, "goods.csv", "id,name,value,copies\nsalt,Salt,1,1\nsilk,Silk, the best,3,1\njade,Jade,5,1\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.strip() == ("cards/inputs/goods.csv:3: 5 cells, but row 1 names 4 columns "
+                                     "(hint: a cell holding a comma needs quotes around it)")
+    (game / "cards/inputs/goods.csv").write_text("id,name,value,copies\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.output.strip() == ("cards/inputs/goods.csv:1: no rows under the column names: a deck needs at "
+                                     "least one card")
+    (game / "cards/inputs/goods.xlsx").write_bytes(b"not a zip")
+    (game / GOODS).write_text((game / GOODS).read_text().replace("cards: goods.csv", "cards: goods.xlsx"))
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1 and result.output.startswith("cards/inputs/goods.xlsx: not a readable XLSX workbook")
+    assert "Traceback" not in result.output and "internal error" not in result.output

@@ -87,9 +87,10 @@ def _xlsx_rows(data: bytes, sheet: str, display: str) -> tuple[str, list[tuple[i
     import zipfile
 
     from openpyxl import load_workbook
+    from openpyxl.utils.exceptions import InvalidFileException
     try:
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError) as exc:
         raise PnpError(Problem(display, None, f"not a readable XLSX workbook ({exc})")) from None
     try:
         if sheet and sheet not in book.sheetnames:
@@ -112,8 +113,15 @@ def _as_cards(rows: list[tuple[int, list[Any]]], where: str) -> SheetRows:
         if column and column in seen:
             raise PnpError(Problem(where, header_line, f"column '{column}' appears twice"))
         seen.add(column)
+    if len(rows) == 1:
+        raise PnpError(Problem(where, header_line, "no rows under the column names: a deck needs at least one card"))
     out = SheetRows()
     out.file, out.line, out.item_lines, out.columns, out.header_line = where, header_line, [], columns, header_line
+    ragged = [Problem(where, line, f"{len(cells)} cells, but row {header_line} names {len(columns)} columns",
+                      "a cell holding a comma needs quotes around it") for line, cells in rows[1:]
+              if len([c for c in cells[len(columns):] if _blank(c) is not None])]
+    if ragged:
+        raise PnpError(ragged)
     for line, cells in rows[1:]:
         row = SheetRow()
         row.file, row.line, row.key_lines = where, line, {}

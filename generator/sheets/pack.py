@@ -136,6 +136,8 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
 
     from generator.render.pen import register_fonts
     register_fonts(assets)
+    latin = assets.font_for("D")           # the first font in fallback order that draws the words
+    font_name = next((f.name for f in assets.fonts if f.family == latin), assets.fonts[0].name)
     marks = {}
     for number, page in enumerate(pdf.pages):
         width, height = float(page.mediabox[2]), float(page.mediabox[3])
@@ -144,7 +146,7 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
             buffer = io.BytesIO()
             canvas = Canvas(buffer, pagesize=(width, height), invariant=1, pageCompression=0)
             canvas.setFillColorRGB(0.75, 0.1, 0.1)
-            canvas.setFont(assets.fonts[0].name, 14 if number == 0 else 6)
+            canvas.setFont(font_name, 14 if number == 0 else 6)
             canvas.drawString(pt(2 if number else 10), height - pt(3.2 if number else 9),
                               DRAFT_PAGE_1 if number == 0 else "DRAFT")
             canvas.save()
@@ -152,9 +154,9 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
                 mark = drawn.pages[0]
                 # reportlab's canvas opens with its default font set (and no text in it): left out
                 content = re.sub(rb"BT /F1 [\d.]+ Tf [\d.]+ TL ET", b"", mark.obj.Contents.read_bytes())
-                font_name = re.search(rb"(/F[^ /]+) [\d.]+ Tf", content).group(1)
-                marks[key] = (pdf.copy_foreign(mark.Resources.Font[font_name.decode()]),
-                              content.replace(font_name + b" ", b"/PnpDraft "))
+                used = re.search(rb"(/F[^ /]+) [\d.]+ Tf", content).group(1)
+                marks[key] = (pdf.copy_foreign(mark.Resources.Font[used.decode()]),
+                              content.replace(used + b" ", b"/PnpDraft "))
         font, content = marks[key]
         if "/Resources" not in page.obj:
             page.obj.Resources = Dictionary()

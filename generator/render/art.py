@@ -13,6 +13,7 @@ to print; the build stops on it unless it is a --draft.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import math
@@ -79,7 +80,7 @@ class ArtPlacer:
     def _raster(self, path: Path, fit: str, fx: float, fy: float, w: float, h: float):
         data = path.read_bytes()
         reads.note(path, data)
-        key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h)
+        key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h, _method())
         if key not in self._made:
             self._made[key] = self._prepare(data, key)
         return self._made[key]
@@ -87,7 +88,7 @@ class ArtPlacer:
     def _prepare(self, data: bytes, key: tuple) -> tuple[str, float, tuple[int, int]]:
         """(URL of the prepared picture, its dpi as printed, the source pixels that show)."""
         from PIL import Image
-        _, fit, fx, fy, w, h = key
+        _, fit, fx, fy, w, h, _ = key
         image = Image.open(io.BytesIO(data))
         image.load()
         mm_per_px = (max if fit == "cover" else min)(w / image.width, h / image.height)
@@ -113,6 +114,13 @@ class ArtPlacer:
                 image.save(out, "PNG", compress_level=6)
             write_atomic(target, out.getvalue(), durable=False)
         return target.relative_to(self.root).as_posix(), min(dpi, TARGET_DPI) if dpi > MAX_DPI else dpi, shown
+
+
+@functools.cache
+def _method() -> str:
+    """This module and Pillow: a prepared picture made another way is another file."""
+    from PIL import __version__ as pillow
+    return hashlib.sha256(Path(__file__).read_bytes() + pillow.encode()).hexdigest()[:16]
 
 
 def _srgb(image):

@@ -20,7 +20,6 @@ import functools
 import hashlib
 import io
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -31,8 +30,7 @@ from generator.atomic import write_atomic
 from generator.source.project import Project
 
 ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "render/info.py", "render/weasy.py",
-                  "source/markup.py", "source/assets.py", "render/cache.py"]
-ICON_URL = re.compile(r'src="(icons/[^"]+)"')
+                  "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,7 +50,6 @@ class FileHashes:
     def __init__(self, project: Project):
         self.project = project
         self._hashes: dict[str, str] = {}
-        self._icons: dict[str, str] = {}
 
     def of(self, path: Path) -> str:
         key = str(path)
@@ -66,14 +63,6 @@ class FileHashes:
             return self.of(Path(path))
         except OSError:
             return None
-
-    def icons_in(self, html: str) -> list[str]:
-        out = []
-        for url in sorted(set(ICON_URL.findall(html))):
-            if url not in self._icons:
-                self._icons[url] = f"{url}:{self.of(self.project.root / url)}"
-            out.append(self._icons[url])
-        return out
 
 
 class FaceCache:

@@ -117,10 +117,11 @@ def test_a_damaged_cache_entry_is_rendered_again(warm):
 
 def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm):
     """Issue 18's integrity cases: each entry's bytes are checked against the hash its manifest
-    recorded, so none of these is printed; each face is rendered again, silently."""
+    recorded, so none of these is printed; each face is rendered again, silently (a torn
+    manifest too)."""
     cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
     renderer, faces = _faces(warm)
-    first, second, third = list({f.direct: f for f in faces.values()}.values())[:3]
+    first, second, third, fourth = list({f.direct: f for f in faces.values()}.values())[:4]
     folder = _entry(renderer, first)
     folder.unlink()
     (folder / "x").mkdir(parents=True)                 # a folder where the entry was
@@ -129,7 +130,8 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     data = damaged.read_bytes()
     at = data.index(b"stream") + 20                    # inside the first content stream
     damaged.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
-    assert _build(warm)[1] == sorted([first.label, second.label, third.label])
+    renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # a torn manifest
+    assert _build(warm)[1] == sorted([first.label, second.label, third.label, fourth.label])
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cold
     assert _build(warm)[1] == []
 

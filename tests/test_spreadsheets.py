@@ -145,3 +145,18 @@ def test_a_row_with_too_many_cells_an_empty_sheet_and_a_broken_workbook(game):
     result = pnp(game, "validate", "inputs")
     assert result.exit_code == 1 and result.output.startswith("cards/inputs/goods.xlsx: not a readable XLSX workbook")
     assert "Traceback" not in result.output and "internal error" not in result.output
+
+
+def test_a_table_takes_its_rows_from_a_spreadsheet(game):
+    (game / "cards/inputs/stations.yaml").write_text(
+        "table:\n  id: stations\n  name: Stations\n  fields:\n    name: {type: text}\n    stops: {type: list, of: int}\n"
+        "rows: stations.csv\n")
+    (game / "cards/inputs/stations.csv").write_text('id,name,stops\nnorth,North,"1;2"\nsouth,South,"3\n4"\n')
+    game_yaml = game / "cards/inputs/game.yaml"
+    game_yaml.write_text(game_yaml.read_text().replace("data:", "tables: [stations.yaml]\ndata:"))
+    north, south = load_game(Project.at(game), "inputs").tables["stations"]
+    assert (north.fields, south.fields) == ({"name": "North", "stops": [1, 2]}, {"name": "South", "stops": [3, 4]})
+    assert pnp(game, "validate", "inputs").exit_code == 0
+    (game / "cards/inputs/stations.csv").write_text('id,name,stops\nnorth,North,"1;x"\n')
+    result = pnp(game, "validate", "inputs")
+    assert result.output.strip() == "cards/inputs/stations.csv:2:stops: item 2: expected a whole number, got 'x'"

@@ -19,9 +19,11 @@ class Problem:
     message: str
     hint: str | None = None
     note: bool = False  # a documented finding (e.g. a resolved seed contradiction), not an error
+    column: str | None = None  # a spreadsheet's column: `goods.csv:14:value: ...`
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
+        where += f":{self.column}" if self.column else ""
         text = f"{abbreviate(where, 300)}: {'note: ' if self.note else ''}{abbreviate(self.message, MAX_MESSAGE)}"
         return f"{text} (hint: {abbreviate(self.hint, MAX_MESSAGE)})" if self.hint else text
 

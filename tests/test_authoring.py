@@ -8,10 +8,12 @@ import re
 import shutil
 from pathlib import Path
 
+import pikepdf
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
+from generator.check.pdfread import images
 from generator.source.jsonschema import SCHEMAS, schema_text
 from tests.conftest import ROOT, pnp
 
@@ -29,7 +31,8 @@ def test_new_game_validates_and_builds_as_created(tmp_path):
     result = pnp(project, "new", "river-crossing", "--title", "过河")
     assert result.exit_code == 0, result.output
     assert "river-crossing: ready" in result.output
-    for name in ("game.yaml", "cards.yaml", "reference.yaml", "pieces.yaml", "claims.yaml", "rules.py"):
+    for name in ("game.yaml", "cards.yaml", "reference.yaml", "pieces.yaml", "claims.yaml", "rules.py", "goods.yaml",
+                 "goods.csv", "art/lantern.png"):
         assert (project / "cards/river-crossing" / name).is_file()
     assert (project / "fonts/fonts.yaml").is_file() and (project / "schemas/deck.schema.json").is_file()
     assert (project / "cards/river-crossing/cards.yaml").read_text(encoding="utf-8").startswith(
@@ -39,7 +42,11 @@ def test_new_game_validates_and_builds_as_created(tmp_path):
     built = pnp(project, "build", "river-crossing", "--paper", "a4")
     assert built.exit_code == 0, built.output
     two, three = _manifest(project, "river-crossing", "2p"), _manifest(project, "river-crossing", "3p")
-    assert _decks(two) == {"actions": 10, "reference": 2} and _decks(three) == {"actions": 14, "reference": 3}
+    assert _decks(two) == {"actions": 10, "reference": 2, "goods": 3}
+    assert _decks(three) == {"actions": 14, "reference": 3, "goods": 4}
+    lantern = [i for i in images(pikepdf.open(project / "build/river-crossing/river-crossing-3p-a4.pdf"))
+               if i.owner == "goods/lantern"]              # the card with art, from the CSV deck
+    assert len(lantern) == 1 and lantern[0].dpi >= 300 and [round(v, 1) for v in lantern[0].size_mm] == [51.5, 34.0]
     pieces = {c["id"]: c["count"] for c in three["components"] if c["kind"] == "piece"}
     assert pieces == {"score-board": 1, "pawn": 3}
     assert "过河" in json.dumps(three, ensure_ascii=False)

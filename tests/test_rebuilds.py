@@ -102,12 +102,50 @@ def test_a_cached_build_equals_a_cold_one_byte_for_byte(warm, tmp_path):
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.json").read_bytes() == cached_json
 
 
+def _entry(renderer, face) -> Path:
+    """The cache file a face was last stored in (its manifest's newest entry)."""
+    return renderer.cache.path(renderer.cache.entries(face.direct)[0]["key"])
+
+
 def test_a_damaged_cache_entry_is_rendered_again(warm):
     renderer, faces = _faces(warm)
     face = next(iter(faces.values()))
-    entry = renderer.cache.path(face.key)
+    entry = _entry(renderer, face)
     entry.write_bytes(entry.read_bytes()[:200])        # as if cut off
     assert _build(warm)[1] == [face.label]
+
+
+def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm):
+    """Issue 18's integrity cases: each entry's bytes are checked against the hash its manifest
+    recorded, so none of these is printed; each face is rendered again, silently (a torn
+    manifest too)."""
+    cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
+    renderer, faces = _faces(warm)
+    first, second, third, fourth = list({f.direct: f for f in faces.values()}.values())[:4]
+    folder = _entry(renderer, first)
+    folder.unlink()
+    (folder / "x").mkdir(parents=True)                 # a folder where the entry was
+    shutil.copyfile(_entry(renderer, second), _entry(renderer, third))  # another face's PDF
+    damaged = _entry(renderer, second)
+    data = damaged.read_bytes()
+    at = data.index(b"stream") + 20                    # inside the first content stream
+    damaged.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
+    renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # a torn manifest
+    assert _build(warm)[1] == sorted([first.label, second.label, third.label, fourth.label])
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cold
+    assert _build(warm)[1] == []
+
+
+def test_a_corrupt_faces_record_is_repaired_silently(warm):
+    record = warm / "build/cephiro-pillar/.faces.json"
+    for bad in (b"{not json", b'["cards"]', b'{"cards": [1, 2], "packs": "x"}'):
+        record.write_bytes(bad)
+        assert _build(warm)[1] == []
+        assert json.loads(record.read_text())["packs"] == [2]
+    record.unlink()
+    record.mkdir()
+    assert _build(warm)[1] == []
+    assert record.is_file() and json.loads(record.read_text())["packs"] == [2]
 
 
 def test_two_builds_at_once_share_the_cache_safely(tmp_path):
@@ -290,11 +328,11 @@ def test_skipping_page_margin_boxes_changes_no_byte(tmp_path):
     faces = list(faces_for(game, renderer, game.packs).values())[:12]
     size, sheets = faces[0].page_size, tuple(renderer.stylesheets(faces[0].deck))
     faces = [f for f in faces if f.page_size == size]
-    patched = renderer._render_group(faces, size, sheets)
+    patched = renderer._render_group(faces, size, sheets)[0]
     original = cards.without_margin_boxes
     cards.without_margin_boxes = __import__("contextlib").nullcontext
     try:
-        plain = renderer._render_group(faces, size, sheets)
+        plain = renderer._render_group(faces, size, sheets)[0]
     finally:
         cards.without_margin_boxes = original
     a, b = Batch(patched), Batch(plain)

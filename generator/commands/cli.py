@@ -195,14 +195,15 @@ def main(project_dir, verbose):
 
 
 @main.command("list")
+@click.argument("game", required=False)
 @_project_option
 @click.pass_context
 @handles_problems
-def list_games(ctx, project_dir):
-    """Games, their components and the packs they offer (reads data only: no rules module runs)."""
+def list_games(ctx, game, project_dir):
+    """Games (or GAME), their components and the packs they offer (reads data only: no rules module runs)."""
     from generator.source.load import load_game
     project, _ = _open(ctx, project_dir)
-    for game_id in project.games():
+    for game_id in _game(project, game):
         game = load_game(project, game_id, rules=False)
         click.echo(f"{game_id}: {game.spec.title}")
         for deck in game.decks.values():
@@ -291,12 +292,14 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--cutter", type=_choice(["silhouette", "cricut"]),
               help="Lay card sheets out for a print-then-cut machine: its registration marks and cutting area, "
                    "and a cut file (SVG + DXF) per sheet beside the PDF.")
+@click.option("--draft", is_flag=True, help="Playtest print: art below 300 dpi is a warning, not an error, and "
+              "page 1 and every sheet's margin say DRAFT (files end in -draft).")
 @_jobs_option
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, sheets, cutter, jobs, only,
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, sheets, cutter, draft, jobs, only,
           project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
@@ -313,11 +316,11 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
-    from generator.source import stamp
+    from generator.source import reads, stamp
     counts = _players(players)
     offset = _offset(back_offset)
     project = _project(ctx, project_dir)
-    options = resolve(project.root, duplex, offset, ink_saver, fit, printer, sheets, cutter)
+    options = resolve(project.root, duplex, offset, ink_saver, fit, printer, sheets, cutter, draft)
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
     games = _game(project, game)
@@ -332,9 +335,10 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
             continue
         from generator.sheets.kit import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
-        written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
-                                options=options, jobs=_jobs(jobs), progress=_progress)
-        stamp.record(project.root, game_id, written, inputs)
+        with reads.recording() as log:
+            written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
+                                    options=options, jobs=_jobs(jobs), progress=_progress)
+        stamp.record(project.root, game_id, written, inputs, log.files)
 
 
 @main.command()
@@ -356,10 +360,12 @@ def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
     counts = _players(players)
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
-    options = resolve(project.root, duplex, None, False, False, printer)
+    def settings():
+        return resolve(project.root, duplex, None, False, False, printer)
+    options = settings()
     _say_saved_offset(options, None)
     watcher = Watcher(project, games, counts, [paper] if paper else None, options, _jobs(jobs),
-                      say=lambda line: click.echo(line))
+                      say=lambda line: click.echo(line), settings=settings)
     watcher.run()
 
 

@@ -1,8 +1,8 @@
 """`pnp reprint GAME [--since REV]`: a pack of only the cards that changed.
 
-"Changed" compares each card's face and back keys (the same content hashes the cache uses)
-with those last printed (build/<game>/.faces.json: as each card was first built, or last
-reprinted; builds in between, to look at an edit, do not count) or of a git revision, whose
+"Changed" compares each card's face and back keys (the same content hashes the cache uses;
+see previous_keys for which) with those last printed (build/<game>/.faces.json: as each card was first
+built, or last reprinted; builds in between, to look at an edit, do not count) or of a git revision, whose
 project files are read with `git archive` into a scratch folder. Every copy of each changed
 card is printed on fresh sheets with its backs, and page 1 lists what changed.
 """
@@ -90,6 +90,12 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, [pack])
+    rendered = None
+    if since is None:
+        # The last build recorded each face's full key (what it read included, so a new picture
+        # counts): the faces are resolved against the cache, or rendered, to compare the same.
+        # A revision's faces are compared by their direct keys, known without rendering either side.
+        rendered = renderer.render(list(faces.values()), jobs=jobs)
     now = keys_by_card(faces)
     before = previous_keys(project, assets, game_id, since, [pack])
     changes = []
@@ -109,7 +115,7 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         return []
     changed = {c["card"] for c in changes}
     needed = [f for k, f in faces.items() if f"{k[0]}/{k[1]}" in changed]
-    rendered = renderer.render(needed, jobs=jobs)
+    rendered = rendered or renderer.render(needed, jobs=jobs)
     builder = PackBuilder(project, assets, game, rendered, faces, options)
     written = []
     for paper in papers or list(PAPERS):

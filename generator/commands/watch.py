@@ -3,7 +3,9 @@
 One process stays up, so the libraries stay loaded and the face cache does the rest: a
 changed card costs its own render plus assembling the packs. A change under cards/<game>/
 or templates/<game>/ rebuilds that game; a change to fonts, icons, shared templates or
-pnp.toml rebuilds every watched game. A mistake in the data prints its one-line problem and
+pnp.toml rebuilds every watched game, with pnp.toml's settings read again (one created
+after the watch began included). Any other file a game's last build read (a data file or a
+spreadsheet reached by ../, the build's stamp lists them) rebuilds that game. A mistake in the data prints its one-line problem and
 the watch goes on; the previous outputs stay as they were.
 """
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from generator.source import stamp
+from generator.source import reads, stamp
 from generator.source.assets import Assets
 from generator.sheets.kit import build_game
 from generator.errors import PnpError
@@ -28,7 +30,11 @@ def games_touched(project: Project, games: list[str], paths: set[Path]) -> list[
     touched = set()
     for path in paths:
         parts = _project_parts(project, path)
-        if not parts or parts[0] == "build":
+        if not parts:
+            resolved = Path(path).resolve()
+            touched |= {g for g in games if resolved in {p.resolve() for p in stamp.outside_reads(project.root, g)}}
+            continue
+        if parts[0] == "build":
             continue
         if parts[0] in ("cards", "templates") and len(parts) > 2 and parts[1] in games:
             touched.add(parts[1])
@@ -52,11 +58,30 @@ def _project_parts(project: Project, path: Path) -> tuple[str, ...]:
 
 class Watcher:
     def __init__(self, project: Project, games: list[str], players, papers, options: PrintOptions, jobs: int,
-                 say: Callable[[str], None]):
+                 say: Callable[[str], None], settings: Callable[[], PrintOptions] | None = None):
+        """`settings`, when given, reads the options again (from pnp.toml and the command line)."""
         self.project, self.games = project, games
-        self.players, self.papers, self.options, self.jobs = players, papers, options, jobs
+        self.players, self.papers, self.jobs = players, papers, jobs
         self.say = say
-        self.settings = {"players": players, "paper": papers[0] if papers else None, "options": options}
+        self.reload = settings
+        self.use(options)
+
+    def use(self, options: PrintOptions) -> None:
+        self.options = options
+        self.settings = {"players": self.players, "paper": self.papers[0] if self.papers else None, "options": options}
+
+    def reread_settings(self) -> bool:
+        """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
+        if self.reload is None:
+            return True
+        try:
+            self.use(self.reload())
+        except PnpError as exc:
+            for problem in exc.problems:
+                self.say(str(problem))
+            self.say("pnp.toml: not rebuilt; the previous files are unchanged")
+            return False
+        return True
 
     def rebuild(self, games: list[str]) -> None:
         for game_id in games:
@@ -66,15 +91,16 @@ class Watcher:
                 self.say(f"{game_id}: up to date")
                 continue
             try:
-                assets = Assets(self.project)      # fonts or icons may have changed
-                written, fresh = build_game(self.project, assets, game_id, self.players, self.papers,
-                                            say=lambda line: None, options=self.options, jobs=self.jobs)
+                with reads.recording() as log:
+                    assets = Assets(self.project)      # fonts or icons may have changed
+                    written, fresh = build_game(self.project, assets, game_id, self.players, self.papers,
+                                                say=lambda line: None, options=self.options, jobs=self.jobs)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
                 self.say(f"{game_id}: not rebuilt; the previous files are unchanged")
                 continue
-            stamp.record(self.project.root, game_id, written, inputs)
+            stamp.record(self.project.root, game_id, written, inputs, log.files)
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             self.say(f"{game_id}: rebuilt in {time.perf_counter() - started:.2f} s — "
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")
@@ -86,12 +112,17 @@ class Watcher:
         self.rebuild(self.games)
         weasyprint()        # loaded now, not on the first save
         config = self.project.root / "pnp.toml"
-        roots = [str(self.project.root / name) for name in WATCHED if (self.project.root / name).is_dir()]
-        roots += [str(config)] if config.is_file() else []
+        # The project folder itself (so a pnp.toml made later is seen; build/ is filtered out), the
+        # shared folders wherever their links lead, and the folders of what the games read elsewhere.
+        roots = {str(self.project.root)} | {str((self.project.root / name).resolve()) for name in WATCHED
+                                            if (self.project.root / name).is_dir()}
+        roots |= {str(p.parent) for g in self.games for p in stamp.outside_reads(self.project.root, g)
+                  if p.parent.is_dir()}
         announced = False
         # step: how long the files must be quiet before a rebuild (an editor saves in bursts). The
         # first (empty) yield comes once the watches are in place: only then is "watching" true.
-        for changes in watch(*roots, watch_filter=_Filter(), stop_event=stop_event, debounce=400, step=30,
+        for changes in watch(*sorted(roots), watch_filter=_Filter(self.project), stop_event=stop_event, debounce=400,
+                             step=30,
                              rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):
             if not announced:
                 self.say(f"watching {', '.join(WATCHED)} for {', '.join(self.games)} (Ctrl-C stops)")
@@ -100,13 +131,20 @@ class Watcher:
                 continue
             paths = {Path(p) for _, p in changes}
             if config in paths:
+                if not self.reread_settings():
+                    continue
                 paths.add(self.project.root / "fonts")      # settings affect every game
             touched = games_touched(self.project, self.games, paths)
             if touched:
                 self.rebuild(touched)
 
 
-def _Filter():
-    """Editor droppings (swap files, backups, .git …) are not changes."""
+def _Filter(project: Project):
+    """Editor droppings (swap files, backups, .git …) are not changes, nor is what a build writes."""
     from watchfiles import DefaultFilter
-    return DefaultFilter()
+    build = project.build
+
+    class Filter(DefaultFilter):
+        def __call__(self, change, path: str) -> bool:
+            return not Path(path).is_relative_to(build) and super().__call__(change, path)
+    return Filter()

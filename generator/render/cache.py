@@ -1,18 +1,26 @@
-"""The face cache: one canonical PDF per rendered card face, named by a hash of everything
-that decides how it looks.
+"""The face cache: one canonical PDF per rendered card face, kept with the list of every file
+that face read (the way ccache's direct mode keeps a manifest of a compile's headers).
 
-A face's key covers the engine (the source of the rendering code and the renderer's version),
-the template's output for that card (so its data and every template it includes), every
-stylesheet, the card's geometry, and the bytes of exactly the font files and icons the face
-uses. Change a card and only its key changes; change a font and only the faces that draw
-with it change. Entries are written to a temporary file and renamed, so two builds at once,
-or a build killed halfway, never leave a broken entry.
+A face's direct key covers what is known before it renders: the engine (the source of the
+rendering code and the renderer's version), the template's output for that card (so its data
+and every template and macro file it includes), the names of its stylesheets, the card's
+geometry, and the bytes of exactly the font files the face draws with. Under that key a small
+manifest lists what the face read while it rendered, each file with the hash of its bytes as
+WeasyPrint's URL fetcher saw them: stylesheets and what they @import, <img> art, icons and
+background images. A cached face is used only when every file it read still has that hash;
+its entry is named by the direct key and those hashes, and the manifest keeps the hash of the
+entry's own bytes, so an entry that is cut off, edited, replaced by another face's PDF or
+turned into a folder is removed and rendered again, never printed. Entries are written to a
+temporary file and renamed, so two builds at once, or a build killed halfway, never leave a
+broken entry.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
-import re
+import io
+import json
+import shutil
 from pathlib import Path
 
 import pikepdf
@@ -22,8 +30,7 @@ from generator.atomic import write_atomic
 from generator.source.project import Project
 
 ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "render/info.py", "render/weasy.py",
-                  "source/markup.py", "source/assets.py", "render/cache.py"]
-ICON_URL = re.compile(r'src="(icons/[^"]+)"')
+                  "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -43,7 +50,6 @@ class FileHashes:
     def __init__(self, project: Project):
         self.project = project
         self._hashes: dict[str, str] = {}
-        self._icons: dict[str, str] = {}
 
     def of(self, path: Path) -> str:
         key = str(path)
@@ -51,30 +57,88 @@ class FileHashes:
             self._hashes[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         return self._hashes[key]
 
-    def icons_in(self, html: str) -> list[str]:
-        out = []
-        for url in sorted(set(ICON_URL.findall(html))):
-            if url not in self._icons:
-                self._icons[url] = f"{url}:{self.of(self.project.root / url)}"
-            out.append(self._icons[url])
-        return out
+    def current(self, path: Path | str) -> str | None:
+        """The file's hash now, or None when it cannot be read (gone, or a folder)."""
+        try:
+            return self.of(Path(path))
+        except OSError:
+            return None
 
 
 class FaceCache:
+    KEEP = 8        # input sets remembered per direct key (a card switched back and forth stays cached)
+
     def __init__(self, project: Project):
         self.root = project.build / ".cache" / "faces"
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.pdf"
 
-    def get(self, key: str) -> pikepdf.Pdf | None:
+    def _manifest(self, direct: str) -> Path:
+        return self.root / direct[:2] / f"{direct}.json"
+
+    def entries(self, direct: str) -> list[dict]:
+        """The manifest's entries, newest first: {"key", "sha256", "inputs": {path: sha}}. A
+        damaged manifest is an empty one (it is rewritten on the next store)."""
+        path = self._manifest(direct)
+        try:
+            data = json.loads(path.read_bytes())
+        except IsADirectoryError:
+            shutil.rmtree(path, ignore_errors=True)
+            return []
+        except (OSError, ValueError):
+            return []
+        entries = data.get("entries") if isinstance(data, dict) else None
+        return [e for e in entries if _well_formed(e)] if isinstance(entries, list) else []
+
+    def get(self, direct: str, current) -> tuple[str, pikepdf.Pdf, dict[str, str]] | None:
+        """(key, page PDF, inputs) of the entry whose recorded inputs all still have their hash
+        (`current(path)` gives a file's hash now, None when it is gone), else None."""
+        for entry in self.entries(direct):
+            if all(current(name) == sha for name, sha in entry["inputs"].items()):
+                pdf = self._read(entry["key"], entry["sha256"])
+                return (entry["key"], pdf, entry["inputs"]) if pdf is not None else None
+        return None
+
+    def _read(self, key: str, sha: str) -> pikepdf.Pdf | None:
         path = self.path(key)
-        if not path.is_file():
+        if path.is_dir():                              # not ours to print: gone, and rendered again
+            shutil.rmtree(path, ignore_errors=True)
             return None
         try:
-            return pikepdf.open(path, attempt_recovery=False)   # a torn entry is missing, not "repaired"
-        except pikepdf.PdfError:        # a damaged entry is treated as missing, then replaced
+            data = path.read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != sha:    # cut off, edited, or another face's PDF
+            path.unlink(missing_ok=True)
+            return None
+        try:
+            return pikepdf.open(io.BytesIO(data), attempt_recovery=False)
+        except pikepdf.PdfError:
+            path.unlink(missing_ok=True)
             return None
 
-    def put(self, key: str, data: bytes) -> None:
-        write_atomic(self.path(key), data, durable=False)
+    def put(self, direct: str, inputs: dict[str, str], data: bytes) -> str:
+        """Store a rendered face with what it read; return its key."""
+        digest = hashlib.sha256(direct.encode())
+        for name, sha in sorted(inputs.items()):
+            digest.update(f"\0{name}\0{sha}".encode())
+        key = digest.hexdigest()[:40]
+        target = self.path(key)
+        if target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        write_atomic(target, data, durable=False)
+        entry = {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "inputs": dict(sorted(inputs.items()))}
+        entries = [entry] + [e for e in self.entries(direct) if e["key"] != key]
+        manifest = self._manifest(direct)
+        if manifest.is_dir():
+            shutil.rmtree(manifest, ignore_errors=True)
+        write_atomic(manifest, (json.dumps({"entries": entries[:self.KEEP]}, indent=0) + "\n").encode(),
+                     durable=False)
+        return key
+
+
+def _well_formed(entry) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("key"), str) and len(entry["key"]) == 40
+            and isinstance(entry.get("sha256"), str) and isinstance(entry.get("inputs"), dict)
+            and all(isinstance(v, str) for v in entry["inputs"].values()))

@@ -14,14 +14,17 @@ import io
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
 
 import pikepdf
-from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import pass_context, TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.source.assets import Assets, describe_char
 from generator.check.context import card_data, game_context, plain
 from generator.check.expr import LimitError, guarded
+from generator.render.art import ArtPlacer
 from generator.render.cache import FaceCache, FileHashes, engine_fingerprint
+from generator.source import reads
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
@@ -43,7 +46,8 @@ class Face:
     html: str                 # the template's output for fit = 1
     template: str
     source: tuple[str, int | None]
-    key: str = ""
+    key: str = ""             # the direct key (cache.py) until rendered, then the key of what it read too
+    direct: str = ""
     fit: float = 1.0
     fragments: dict = field(default_factory=dict)  # fit scale -> html
 
@@ -59,14 +63,16 @@ class Face:
 
 @dataclass
 class Rendered:
-    """Rendered pages by face key; holds the PDFs the pages live in."""
+    """Rendered pages by face key (and by direct key); holds the PDFs the pages live in."""
     pdfs: list = field(default_factory=list)
     pages: dict = field(default_factory=dict)
     fresh: list = field(default_factory=list)     # labels of the faces rendered now (not cached)
+    keys: dict = field(default_factory=dict)      # direct key -> key
 
-    def add(self, key: str, pdf: pikepdf.Pdf) -> None:
+    def add(self, direct: str, key: str, pdf: pikepdf.Pdf) -> None:
         self.pdfs.append(pdf)
-        self.pages[key] = pdf.pages[0]
+        self.pages[key] = self.pages[direct] = pdf.pages[0]
+        self.keys[direct] = key
 
 
 CHUNK = 75          # faces per WeasyPrint document: large enough to be fast, small enough for memory
@@ -88,20 +94,16 @@ class CardRenderer:
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords)
+        self.art = ArtPlacer(project.root, game.folder, project.art_cache)
+        self.env.globals["art"] = pass_context(lambda ctx, *args, **kwargs: self.art.place(ctx, *args, **kwargs))
         self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
         self.font_css = assets.font_face_css()
-        self._stylesheet_hashes: dict[str, str] = {}
         self._texts: dict[str, str] = {}
 
     @functools.cached_property
     def fetcher(self):
         """Made when something is rendered: it loads WeasyPrint, which a warm build may not need."""
         return fenced_fetcher(self.project.readable_roots())
-
-    def _stylesheet_hash(self, name: str) -> str:
-        if name not in self._stylesheet_hashes:
-            self._stylesheet_hashes[name] = f"{name}:{self.hashes.of(self.project.template(name))}"
-        return self._stylesheet_hashes[name]
 
     # --- turning a card into HTML ------------------------------------------------------
     def stylesheets(self, deck: Deck) -> list[str]:
@@ -114,17 +116,17 @@ class CardRenderer:
         face = Face(deck, card, side, "", template, source)
         face.html = self._fragment(face, 1.0)
         face.fragments[1.0] = face.html
-        face.key = self._key(face)
+        face.key = face.direct = self._key(face)
         return face
 
     def _key(self, face: Face) -> str:
-        """Everything that decides how the face looks (see cache.py)."""
+        """The direct key: what decides the face's look that is known before it renders (see
+        cache.py; what it reads while rendering is recorded beside it)."""
         digest = hashlib.sha256()
         parts = [engine_fingerprint(), face.template, face.html, repr((face.deck.trim, face.deck.bleed, face.deck.safe)),
                  self.font_css]
-        parts += [self._stylesheet_hash(name) for name in self.stylesheets(face.deck)]
+        parts += [self.project.display(self.project.template(name)) for name in self.stylesheets(face.deck)]
         parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in self._fonts_used(face.html)]
-        parts += self.hashes.icons_in(face.html)
         for part in parts:
             digest.update(part.encode("utf-8"))
             digest.update(b"\0")
@@ -185,20 +187,25 @@ class CardRenderer:
     def render(self, faces: list[Face], jobs: int = 1, progress=None) -> "Rendered":
         """Every distinct face as a canonical one-page PDF, from the cache when it is there,
         else rendered (in `jobs` processes) and stored. Pages are looked up by key."""
-        unique = {f.key: f for f in faces}
+        unique = {f.direct: f for f in faces}
         rendered = Rendered()
         missing = []
-        for key, face in unique.items():
-            pdf = self.cache.get(key)
-            if pdf is None:
+        for direct, face in unique.items():
+            hit = self.cache.get(direct, lambda name: self.hashes.current(self._absolute(name)))
+            if hit is None:
                 missing.append(face)
-            else:
-                rendered.add(key, pdf)
+                continue
+            key, pdf, inputs = hit
+            rendered.add(direct, key, pdf)
+            self._note(inputs)
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
         advance = progress(len(missing)) if progress is not None and missing else None
-        for key, data in self._render_missing(missing, jobs, advance):
-            rendered.add(key, pikepdf.open(io.BytesIO(data)))
-            rendered.fresh.append(unique[key].label)
+        for direct, key, inputs, data in self._render_missing(missing, jobs, advance):
+            rendered.add(direct, key, pikepdf.open(io.BytesIO(data)))
+            rendered.fresh.append(unique[direct].label)
+            self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
+        for face in faces:
+            face.key = rendered.keys[face.direct]
         return rendered
 
     def _render_missing(self, faces: list[Face], jobs: int, progress):
@@ -234,21 +241,24 @@ class CardRenderer:
         yield from result[1]
 
     def _render_chunk(self, faces: list[Face], size, sheets):
-        """("ok", [(key, bytes)]) or ("error", [problem tuples]): plain data, so a worker can send it.
-        The worker stores each face in the cache itself, sparing the parent that work."""
+        """("ok", [(direct key, key, inputs, bytes)]) or ("error", [problem tuples]): plain data, so a
+        worker can send it. The worker stores each face in the cache itself, sparing the parent that work."""
         try:
-            pdf = self._render_group(faces, size, sheets)
+            pdf, inputs = self._render_group(faces, size, sheets)
             batch = Batch(pdf)
-            done = [(face.key, canonical_face(page, batch)) for face, page in zip(faces, pdf.pages)]
-            for key, data in done:
-                self.cache.put(key, data)
+            done = []
+            for face, page, read in zip(faces, pdf.pages, inputs):
+                data = canonical_face(page, batch)
+                done.append((face.direct, self.cache.put(face.direct, read, data), read, data))
             return "ok", done
         except PnpError as exc:
             return "error", [(p.path, p.line, p.message, p.hint) for p in exc.problems]
 
-    def _render_group(self, faces: list[Face], size, sheets) -> pikepdf.Pdf:
+    def _render_group(self, faces: list[Face], size, sheets) -> tuple[pikepdf.Pdf, list[dict[str, str]]]:
+        """The faces as one PDF, and for each face the files it read (path -> hash)."""
         HTML = weasyprint().HTML
         pending, documents = list(faces), {}
+        self.fetcher.fetched.clear()
         with captured_warnings() as warnings:
             for step in FIT_STEPS:
                 if not pending:
@@ -263,20 +273,48 @@ class CardRenderer:
                 overflowing = []
                 for face, page in zip(pending, doc.pages):
                     (overflowing if _overflows(page) else []).append(face)
-                    documents[face.key] = (doc, page)
+                    documents[face.direct] = (doc, page)
                 pending = overflowing
             if pending:
                 raise PnpError([Problem(*f.source, f"{f.label}: text does not fit its box in {f.template} even "
                                         f"at {int(FIT_STEPS[-1] * 100)} % size", "shorten the text")
                                 for f in pending])
-            first = documents[faces[0].key][0]
-            combined = first.copy([documents[f.key][1] for f in faces])
+            first = documents[faces[0].direct][0]
+            combined = first.copy([documents[f.direct][1] for f in faces])
             data = combined.write_pdf()
+            inputs = self._inputs([documents[f.direct][1] for f in faces])
         problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {m}")
                     for m in serious_warnings(warnings)]
         if problems:
             raise PnpError(problems)
-        return pikepdf.open(io.BytesIO(data))
+        return pikepdf.open(io.BytesIO(data)), inputs
+
+    def _inputs(self, pages) -> list[dict[str, str]]:
+        """What each page read: the files fetched for its document (stylesheets and what they
+        import), less the pictures, which count only for the pages that show them; fonts are
+        in the direct key already, and only those a face draws with."""
+        fetched = self.fetcher.fetched
+        fonts = {str(font.path.resolve()) for font in self.assets.fonts}
+        shown = [_pictures(page._page_box, self.project.root.as_uri() + "/") for page in pages]
+        pictures = set().union(*shown) if shown else set()
+        shared = {p: sha for p, sha in fetched.items() if p not in fonts and p not in pictures}
+        read = [{**shared, **{p: fetched.get(p) or self.hashes.of(Path(p)) for p in own if p in fetched
+                              or Path(p).is_file()}} for own in shown]
+        return [{self._relative(p): sha for p, sha in sorted(inputs.items())} for inputs in read]
+
+    def _relative(self, path: str) -> str:
+        """A recorded input's name: relative to the project folder when inside it, so a project
+        moved or copied with its build/ checks its own files, not the ones it was copied from."""
+        resolved = Path(path)
+        root = self.project.root
+        return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+
+    def _absolute(self, name: str) -> Path:
+        return Path(name) if Path(name).is_absolute() else self.project.root / name
+
+    def _note(self, inputs: dict[str, str]) -> None:
+        for name, sha in inputs.items():
+            reads.note_hash(self._absolute(name), sha)
 
     def _document(self, faces: list[Face], size, sheets, step: float) -> str:
         w, h = size
@@ -298,6 +336,33 @@ class CardRenderer:
             for f in faces)
         return (f'<!DOCTYPE html><html lang="{self.game.spec.language}"><head><meta charset="utf-8">'
                 f"<style>{self.font_css}{geometry}</style>{links}</head><body>{body}</body></html>")
+
+
+_PICTURE_PROPERTIES = ("background_image", "list_style_image", "border_image_source", "mask_border_source")
+
+
+def _pictures(box, base_url: str) -> set[str]:
+    """Paths of the pictures a page's boxes show: <img> sources and url() images in their style."""
+    found = set()
+    stack = [box]
+    while stack:
+        box = stack.pop()
+        element = getattr(box, "element", None)
+        if element is not None and getattr(element, "tag", None) == "img" and element.get("src") \
+                and type(box).__name__ != "InlineBox":
+            found.add(urljoin(base_url, element.get("src")))
+        style = getattr(box, "style", None)
+        if style is not None:
+            for name in _PICTURE_PROPERTIES:
+                value = style[name] if name in style else None
+                for item in value if isinstance(value, (list, tuple)) else [value]:
+                    if isinstance(item, tuple) and len(item) == 2 and item[0] == "url" and isinstance(item[1], str):
+                        found.add(item[1])
+        stack += list(getattr(box, "children", []))
+        inner = getattr(box, "_box", None)
+        if inner is not None:
+            stack.append(inner)
+    return {str(Path(unquote(urlparse(url).path)).resolve()) for url in found if url.startswith("file:")}
 
 
 def _overflows(page) -> bool:

@@ -14,6 +14,7 @@ from jinja2 import FileSystemLoader, StrictUndefined, pass_context, select_autoe
 from markupsafe import Markup, escape
 
 from generator.check.expr import BoundedSandbox
+from generator.source import reads
 from generator.source.assets import Assets
 from generator.source.markup import to_html
 from generator.source.project import Project
@@ -28,9 +29,12 @@ def fenced_fetcher(roots: list[Path]):
     from generator.render.weasy import weasyprint
     URLFetcher = weasyprint().urls.URLFetcher
 
+    URLFetcherResponse = weasyprint().urls.URLFetcherResponse
     allowed = [r.resolve() for r in roots]
 
     class FencedFetcher(URLFetcher):
+        fetched: dict[str, str] = {}      # path -> sha256 of the bytes handed to WeasyPrint
+
         def fetch(self, url, headers=None):
             parsed = urlparse(url)
             if parsed.scheme != "file":
@@ -41,7 +45,12 @@ def fenced_fetcher(roots: list[Path]):
             if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
                 self._refuse(f"blocked: {path.name} is {path.stat().st_size // 2**20} MB; an image, stylesheet or "
                              f"font a card uses may be at most {MAX_FILE_BYTES // 2**20} MB")
-            return super().fetch(url, headers)
+            response = super().fetch(url, headers)
+            data = response.read()          # read once: the bytes recorded are the bytes drawn
+            response.close()
+            self.fetched[str(path)] = reads.digest(data)
+            reads.note_hash(path, self.fetched[str(path)])
+            return URLFetcherResponse(response.url, data, response.headers, response.status)
 
         @staticmethod
         def _refuse(message: str):
@@ -50,12 +59,24 @@ def fenced_fetcher(roots: list[Path]):
             logging.getLogger("weasyprint").warning(message)
             raise ValueError(message)
 
-    return FencedFetcher(allowed_protocols={"file"})
+    fetcher = FencedFetcher(allowed_protocols={"file"})
+    fetcher.fetched = {}
+    return fetcher
+
+
+class RecordingLoader(FileSystemLoader):
+    """Templates by name under the template folders; each one read (an include, an imported
+    macro file) is noted with the hash of its source, for the up-to-date stamp."""
+
+    def get_source(self, environment, template):
+        source, filename, uptodate = super().get_source(environment, template)
+        reads.note(filename, source.encode("utf-8"))
+        return source, filename, uptodate
 
 
 def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> BoundedSandbox:
     env = BoundedSandbox(
-        loader=FileSystemLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
+        loader=RecordingLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
     @pass_context

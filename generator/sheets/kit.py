@@ -5,6 +5,7 @@ validated, and each file is written atomically after its preflight.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -18,6 +19,7 @@ from generator.source.load import load_game
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack, written_files
 from generator.source.project import Project
+from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
 from generator.source.words import count
@@ -94,7 +96,12 @@ def read_record(project: Project, game_id: str) -> dict:
         record = json.loads(path.read_text())
     except (OSError, ValueError):
         return {"cards": {}, "packs": []}
-    return record if "cards" in record else {"cards": {}, "packs": []}
+    # A damaged record is an empty one (it is rewritten whole by the next build): never an error.
+    cards = record.get("cards") if isinstance(record, dict) else None
+    packs = record.get("packs") if isinstance(record, dict) else None
+    cards = {uid: sides for uid, sides in cards.items() if isinstance(sides, dict)} if isinstance(cards, dict) else {}
+    packs = [p for p in packs if isinstance(p, int) and not isinstance(p, bool)] if isinstance(packs, list) else []
+    return {"cards": cards, "packs": packs}
 
 
 def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
@@ -119,8 +126,10 @@ def mark_printed(project: Project, game_id: str, cards: dict) -> None:
 
 
 def _write_record(project: Project, game_id: str, record: dict) -> None:
-    write_atomic(project.build / game_id / FACES_RECORD,
-                 (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+    path = project.build / game_id / FACES_RECORD
+    if path.is_dir():               # damaged by hand or a tool: it is only a record, make it again
+        shutil.rmtree(path, ignore_errors=True)
+    write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 
 STALE_SECONDS = 3600
@@ -138,6 +147,18 @@ def sweep_stale(folder) -> None:
             pass
 
 
+def coarse_art(renderer: CardRenderer, draft: bool) -> list[Problem]:
+    """Pictures printed below MIN_DPI, naming each card: errors, or with --draft the warnings
+    returned."""
+    problems = [Problem(c.card.file, c.card.line, f"{c.card.uid}: picture {c.picture} prints at {c.dpi:.0f} dpi "
+                        f"({c.pixels[0]} × {c.pixels[1]} px show); a print needs {MIN_DPI}",
+                        "use a larger picture, or build with --draft to playtest with it")
+                for c in renderer.art.coarse]
+    if problems and not draft:
+        raise PnpError(problems)
+    return problems
+
+
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
                options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> tuple[list[str], list[str]]:
@@ -147,6 +168,8 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
+    for problem in coarse_art(renderer, options.draft):
+        say(f"warning: {problem}")
     rendered = renderer.render(list(faces.values()), jobs=jobs,
                                progress=(lambda total: progress(game_id, total)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
@@ -157,7 +180,9 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
-            say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; preflight ok)")
+            warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
+            say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
+                f"preflight ok{warned})")
             written += written_files(project, path, manifest)
     if not options.ink_saver:
         record_faces(project, game, faces, packs)

@@ -9,13 +9,16 @@ from __future__ import annotations
 import functools
 import io
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pikepdf
+from pikepdf import Dictionary, Name
 
 from generator.atomic import commit, stage
 from generator.errors import PnpError, Problem
+from generator.geometry import pt
 from generator.render.cards import Rendered
 from generator.render.fontmerge import merge_fonts, tidy_fonts
 from generator.render.info import InfoPage
@@ -31,6 +34,7 @@ from generator.source.game import Game
 from generator.source.options import PrintOptions
 from generator.source.project import Project
 from generator.source.schema import PackSpec
+from generator.check.preflight import MIN_DPI
 
 if TYPE_CHECKING:
     from generator.check.preflight import Report
@@ -70,6 +74,8 @@ class PackBuilder:
         out = pikepdf.new()
         out.pages.extend(info.pages)
         out.pages.extend(body.pdf.pages)
+        if self.options.draft:
+            mark_draft(out, self.assets)
         offset = len(info.pages)
         pack_record.outline(out, sections, offset)
         pack_record.metadata(out, self.game, pack, paper, self.options)
@@ -128,6 +134,48 @@ def _runs(entries: list[dict], info_count: int) -> list[dict]:
     return runs
 
 
+DRAFT_PAGE_1 = "DRAFT - playtest print, not for a print shop"
+
+
+def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
+    """--draft: page 1 says so at its top in large type, every other page in its top margin
+    (left corner: no crop mark runs there). Drawn into each page's own content, not as a placed
+    form, which preflight would count as a card."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from generator.render.pen import register_fonts
+    register_fonts(assets)
+    latin = assets.font_for("D")           # the first font in fallback order that draws the words
+    font_name = next((f.name for f in assets.fonts if f.family == latin), assets.fonts[0].name)
+    marks = {}
+    for number, page in enumerate(pdf.pages):
+        width, height = float(page.mediabox[2]), float(page.mediabox[3])
+        key = (width, height, number == 0)
+        if key not in marks:
+            buffer = io.BytesIO()
+            canvas = Canvas(buffer, pagesize=(width, height), invariant=1, pageCompression=0)
+            canvas.setFillColorRGB(0.75, 0.1, 0.1)
+            canvas.setFont(font_name, 14 if number == 0 else 6)
+            canvas.drawString(pt(2 if number else 10), height - pt(3.2 if number else 9),
+                              DRAFT_PAGE_1 if number == 0 else "DRAFT")
+            canvas.save()
+            with pikepdf.open(io.BytesIO(buffer.getvalue())) as drawn:
+                mark = drawn.pages[0]
+                # reportlab's canvas opens with its default font set (and no text in it): left out
+                content = re.sub(rb"BT /F1 [\d.]+ Tf [\d.]+ TL ET", b"", mark.obj.Contents.read_bytes())
+                used = re.search(rb"(/F[^ /]+) [\d.]+ Tf", content).group(1)
+                marks[key] = (pdf.copy_foreign(mark.Resources.Font[used.decode()]),
+                              content.replace(used + b" ", b"/PnpDraft "))
+        font, content = marks[key]
+        if "/Resources" not in page.obj:
+            page.obj.Resources = Dictionary()
+        if "/Font" not in page.obj.Resources:
+            page.obj.Resources.Font = Dictionary()
+        page.obj.Resources.Font[Name("/PnpDraft")] = font
+        page.contents_add(pikepdf.Stream(pdf, b"q\n"), prepend=True)
+        page.contents_add(pikepdf.Stream(pdf, b"\nQ\nq\n" + content + b"\nQ\n"))
+
+
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
@@ -143,7 +191,12 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
             staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
         report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
                            display=project.display(folder / f"{name}.pdf"))
-        if not report.ok:
+        if options.draft:       # a playtest print: too-coarse pictures are warnings (kept in report.findings)
+            errors = [f for f in report.findings if not f.endswith(f"dpi (needs {MIN_DPI})")]
+            if errors:
+                raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in errors])
+            report.findings = [f"preflight: {f}" for f in report.findings]
+        elif not report.ok:
             raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
         for target, tmp in staged.items():
             commit(tmp, target)

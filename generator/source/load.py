@@ -15,10 +15,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from generator.errors import PnpError, Problem, abbreviate, short_repr
+from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
+from generator.source.schema import IMAGE_TYPES
+from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
@@ -36,6 +39,12 @@ def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
 
     def parse(name: str, model):
         display = project.display(folder / name)
+        if is_sheet(name) or Path(name).suffix.lower() not in (".yaml", ".yml"):
+            problems.append(Problem(display, None, f"a {model.__name__.removesuffix('File').lower()} file is YAML "
+                                    f"(.yaml); a spreadsheet of cards is named in one: `cards: {name}`"
+                                    if is_sheet(name) else f"unsupported file type '{Path(name).suffix or name}' "
+                                    f"(files are .yaml; cards may also come from {', '.join(SHEET_TYPES)})"))
+            return None
         try:
             data = load_yaml(folder / name, display)
         except PnpError as exc:
@@ -66,8 +75,9 @@ def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
         if deck_file.deck.id in decks:
             problems.append(Problem(display, None, f"deck id '{deck_file.deck.id}' is used by another deck file"))
             continue
-        cards = _load_cards(deck_file.deck.id, deck_file.deck.fields, files[display]["cards"], spec, display,
-                            problems)
+        cards = _load_cards(deck_file.deck.id, deck_file.deck.fields,
+                            _rows(folder, files, display, "cards", problems), spec, display, problems,
+                            folder=folder)
         decks[deck_file.deck.id] = Deck(deck_file.deck, cards, display)
     tables = {}
     for name in spec.tables:
@@ -76,7 +86,8 @@ def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
             continue
         display = project.display(folder / name)
         tables[table_file.table.id] = _load_cards(table_file.table.id, table_file.table.fields,
-                                                  files[display]["rows"], spec, display, problems, "row")
+                                                  _rows(folder, files, display, "rows", problems), spec,
+                                                  display, problems, "row")
     pieces = {}
     if spec.pieces:
         pieces_file = parse(spec.pieces, PiecesFile)
@@ -136,6 +147,21 @@ def _unique_ids(items: list, key: str, noun: str, raw, problems: list[Problem]) 
             problems.append(Problem(file, line, f"{noun} '{item.id}': duplicate id (first used on line "
                                     f"{first[item.id]})"))
         first.setdefault(item.id, line)
+def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Problem]):
+    """A file's list of cards, or the rows of the spreadsheet it names."""
+    data = files[display]
+    rows = data[key]
+    if not isinstance(rows, str):
+        return rows
+    sheet = str(Path(display).parent / rows.split("#", 1)[0])
+    try:
+        rows = data[key] = read_sheet(folder, rows, sheet)
+        files[rows.file] = data      # later checks look a card's line up by its file
+        return rows
+    except PnpError as exc:
+        problems.extend(Problem(p.path, p.line or (data.line_of(key) if p.path == display else None), p.message,
+                                p.hint) for p in exc.problems)
+        return []
 
 
 def files_line(files: dict, key: str) -> int | None:
@@ -146,18 +172,28 @@ def files_line(files: dict, key: str) -> int | None:
 
 
 def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameSpec, display: str,
-                problems: list[Problem], noun: str = "card") -> list[Card]:
+                problems: list[Problem], noun: str = "card", folder: Path | None = None) -> list[Card]:
     """Cards of a deck (or rows of a table), each field checked against its declared type."""
     allowed = CARD_KEYS | set(fields)
     players = {pack.players for pack in spec.packs}
     colours = {c.id for c in spec.player_colours}
     cards, seen = [], {}
+    if isinstance(raw_cards, SheetRows):           # a spreadsheet's unknown column, once, at its header
+        for column in raw_cards.columns:
+            if column and column not in allowed and not PER_COUNT.match(column):
+                problems.append(Problem(raw_cards.file, raw_cards.header_line, f"unknown column '{column}'",
+                                        f"{owner} {noun}s take: {', '.join(sorted(allowed))}", column=column))
     for index, raw in enumerate(raw_cards):
         line = raw_cards.line_of(index)
         if not isinstance(raw, dict):
             problems.append(Problem(display, line, f"{noun}s[{index}]: expected a mapping of fields"))
             continue
+        sheet = isinstance(raw, SheetRow)
+        if sheet:
+            display = raw.file
         card_id = raw.get("id")
+        if sheet and isinstance(card_id, int):
+            card_id = raw["id"] = str(card_id)
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
@@ -176,7 +212,7 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
                                     f"{label}: duplicate id (first used on line {seen[card_id]})"))
             continue
         seen[card_id] = raw.line_of("id")
-        for key in raw:
+        for key in raw if not sheet else ():
             if key not in allowed:
                 problems.append(Problem(display, raw.line_of(key), f"{label}: unknown key '{key}'",
                                         f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
@@ -187,17 +223,36 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
                     problems.append(Problem(display, line, f"{label}: required key '{name}' is missing"))
                 values[name] = field.default
                 continue
-            value, error = check_field(field, raw[name], colours)
+            value = cell_value(field.type, field.of, field.values, raw[name]) if sheet else raw[name]
+            value, error = check_field(field, value, colours)
+            if not error and field.type == "image" and value is not None and folder is not None:
+                error = _missing_picture(folder, value)
             if error:
-                problems.append(Problem(display, raw.line_of(name), f"{label}: {name}: {error}"))
+                problems.append(_field_problem(raw, display, label, name, error))
             values[name] = value
         copies = raw.get("copies", 1)
         error = _check_copies(copies, players)
         if error:
-            problems.append(Problem(display, raw.line_of("copies"), f"{label}: copies: {error}"))
+            problems.append(_field_problem(raw, display, label, "copies", error))
             copies = 0
         cards.append(Card(owner, card_id, values, copies, display, line, index))
     return cards
+
+
+def _missing_picture(folder: Path, picture: str) -> str | None:
+    path = (folder / picture).resolve()
+    if not path.is_relative_to(folder.parent.resolve()):
+        return f"{picture} is outside cards/ (keep a game's pictures in its folder, e.g. art/)"
+    if not path.is_file():
+        return f"no picture {picture} in {folder.name}/ (paths are relative to the game folder)"
+    return None
+
+
+def _field_problem(raw, display: str, label: str, key: str, message: str) -> Problem:
+    """`file:line: card 'x': key: message`, or for a spreadsheet's cell `file:row:column: message`."""
+    if isinstance(raw, SheetRow):
+        return Problem(raw.file, raw.line, message, column=key)
+    return Problem(display, raw.line_of(key), f"{label}: {key}: {message}")
 
 
 def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, str | None]:
@@ -222,6 +277,12 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
             return value, f"{value} is below the minimum {field.min:g}"
         if field.max is not None and value > field.max:
             return value, f"{value} is above the maximum {field.max:g}"
+        return value, None
+    if kind == "image":
+        if not isinstance(value, str) or not value.strip():
+            return value, f"expected a picture's path, got {value!r}"
+        if Path(value).suffix.lower() not in IMAGE_TYPES:
+            return value, f"{value}: unsupported picture type (use {', '.join(IMAGE_TYPES)})"
         return value, None
     if kind == "bool":
         return (value, None) if isinstance(value, bool) else (value, f"expected true or false, got {short_repr(value)}")
@@ -267,6 +328,7 @@ def _import_rules(project: Project, path: Path, problems: list[Problem]):
     if not path.is_file():
         problems.append(Problem(display, None, "rules module not found"))
         return None
+    reads.note(path, path.read_bytes())
     name = f"pnp_rules_{path.parent.name.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -36,13 +36,14 @@ class PrintOptions:
     printer: str | None = None
     sheets: str = "shared"       # "shared": decks of one size and stock fill each other's free slots; "per-deck"
     cutter: str | None = None    # a print-then-cut machine (sheets/cutters.py): its marks, area and cut files
+    draft: bool = False          # a playtest print: too-coarse art is a warning, and every page says DRAFT
 
     @property
     def suffix(self) -> str:
         """Added to file names so a pack made for another setup never overwrites the default one."""
         parts = ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
             + (["fit"] if self.fit else []) + ([] if self.sheets == "shared" else [self.sheets]) \
-            + ([self.cutter] if self.cutter else [])
+            + ([self.cutter] if self.cutter else []) + (["draft"] if self.draft else [])
         return "".join(f"-{p}" for p in parts)
 
 
@@ -59,7 +60,7 @@ def read_config(root: Path) -> dict:
 
 def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,
             ink_saver: bool = False, fit: bool = False, printer: str | None = None,
-            sheets: str = "shared", cutter: str | None = None) -> PrintOptions:
+            sheets: str = "shared", cutter: str | None = None, draft: bool = False) -> PrintOptions:
     """Command-line values first, then the chosen printer's saved settings, then defaults."""
     config = read_config(root)
     printer = printer or config.get("print", {}).get("printer")
@@ -76,7 +77,8 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
     if cutter and duplex == "gutterfold":
         raise PnpError(Problem("--cutter", None, "a cutter sheet cannot be folded: use --duplex long, short or "
                                "none with --cutter"))
-    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets, cutter)
+    return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets=sheets,
+                        cutter=cutter, draft=draft)
 
 
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:

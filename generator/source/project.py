@@ -80,7 +80,12 @@ class Project:
 
     def readable_roots(self) -> list[Path]:
         """The only folders rendering may read from (no network, nothing outside)."""
-        return [self.templates, ENGINE_TEMPLATES, self.fonts, self.icons, self.cards]
+        return [self.templates, ENGINE_TEMPLATES, self.fonts, self.icons, self.cards, self.art_cache]
+
+    @property
+    def art_cache(self) -> Path:
+        """Card pictures cropped and scaled for print (render/art.py)."""
+        return self.build / ".cache" / "art"
 
 
 def find_root(folder: str | os.PathLike) -> Path | None:

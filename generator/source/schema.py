@@ -135,7 +135,8 @@ class GameSpec(Strict):
 
 # --- deck files -------------------------------------------------------------------------
 
-FIELD_TYPES = ("text", "rich", "int", "number", "bool", "icon", "enum", "player", "list")
+IMAGE_TYPES = (".png", ".jpg", ".jpeg", ".webp", ".svg")     # an `image` field's pictures (render/art.py)
+FIELD_TYPES = ("text", "rich", "int", "number", "bool", "icon", "enum", "player", "list", "image")
 
 
 class FieldSpec(Strict):
@@ -174,7 +175,9 @@ Copies = Union[Annotated[int, Field(ge=0, le=500)], dict[int, Annotated[int, Fie
 
 class DeckFile(Strict):
     deck: DeckSpec
-    cards: list[dict[str, Any]] = Field(min_length=1)
+    cards: Union[Annotated[list[dict[str, Any]], Field(min_length=1)], str] = Field(
+        description="the cards, or a spreadsheet of them in the game folder: goods.csv, goods.tsv, "
+                    "goods.xlsx or goods.xlsx#Sheet")
 
 
 class TableSpec(Strict):
@@ -186,7 +189,8 @@ class TableSpec(Strict):
 class TableFile(Strict):
     """Typed rows that are data, not cards (a map's stations, a wheel's cells …)."""
     table: TableSpec
-    rows: list[dict[str, Any]] = Field(min_length=1)
+    rows: Union[Annotated[list[dict[str, Any]], Field(min_length=1)], str] = Field(
+        description="the rows, or a spreadsheet of them (as a deck's cards)")
 
 
 CARD_KEYS = {"id", "copies", "source"}  # keys every card may have besides its deck's fields
@@ -423,8 +427,11 @@ ELEMENT_TYPES = {"rect", "line", "text", "icon", "track", "stations", "table", "
 
 def validation_problems(exc: ValidationError, data: Any, display: str) -> list[Problem]:
     problems, located = [], set()
-    for err in exc.errors():
+    errors = exc.errors()
+    for err in errors:
         raw = err["loc"]
+        if _wrong_branch(err, errors):
+            continue
         loc = tuple(step for i, step in enumerate(raw) if not _is_union_tag(step)
                     and not (step in ELEMENT_TYPES and i > 0 and isinstance(raw[i - 1], int)))
         if _is_union_branch(raw) and loc in located:
@@ -435,13 +442,24 @@ def validation_problems(exc: ValidationError, data: Any, display: str) -> list[P
     return _dedupe(problems)
 
 
+def _wrong_branch(err: dict, errors: list[dict]) -> bool:
+    """A union's text branch refusing a list or mapping (`cards: goods.csv` or a list of cards)
+    while the other branch says what is wrong inside it: that one is the error to show."""
+    raw = err["loc"]
+    if err["type"] != "string_type" or "str" not in raw:
+        return False
+    prefix = raw[:raw.index("str")]
+    return any(other is not err and other["loc"][:len(prefix)] == prefix and "str" not in other["loc"]
+               for other in errors)
+
+
 def _is_union_branch(raw: tuple) -> bool:
     return any(_is_union_tag(step) for step in raw)
 
 
 def _is_union_tag(step) -> bool:
     return isinstance(step, str) and (
-        step.startswith(("function-", "literal[", "union[", "constrained-str"))
+        step.startswith(("function-", "literal[", "union[", "constrained-str", "list["))
         or step in {"str", "int", "float", "bool", "list[...]", "dict[...]"}
         or re.match(r"^[A-Z]\w*El$", step) is not None
         or step in {"Size", "Expr"}

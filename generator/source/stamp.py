@@ -2,9 +2,11 @@
 
 After a build, build/<game>/.stamp.json records a hash of everything the packs are made from
 (the game's folder, every template, font and icon, pnp.toml, the engine's own source and the
-versions of the libraries that draw) together with the settings asked for, and the size and
-modification time of every file written. The next `pnp build` with the same hash and
-untouched outputs says "up to date" and stops, before loading any heavy library.
+versions of the libraries that draw) together with the settings asked for; the hash of every
+other file the build read (reads.py: a data file reached by ../, a spreadsheet or a picture
+elsewhere), and the size, modification time and hash of every file written. The next
+`pnp build` with the same hashes and untouched outputs says "up to date" and stops, before
+loading any heavy library; one changed byte anywhere, in an input or an output, rebuilds.
 This module must stay light: it runs before anything else is imported.
 """
 from __future__ import annotations
@@ -15,10 +17,16 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from generator.source import reads
+
 STAMP = ".stamp.json"
 LIBRARIES = ("weasyprint", "pydyf", "pikepdf", "reportlab", "uharfbuzz", "jinja2", "pyyaml", "pydantic",
              "pillow", "svglib", "fonttools")
 ENGINE = Path(__file__).resolve().parent.parent      # the whole generator/ package
+
+
+def _folders(root: Path, game_id: str) -> list[Path]:
+    return [root / "cards" / game_id, root / "templates", root / "fonts", root / "icons", ENGINE]
 
 
 def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
@@ -28,8 +36,7 @@ def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
             digest.update(f"{name}={version(name)}".encode())
         except PackageNotFoundError:
             digest.update(f"{name}=-".encode())
-    folders = [root / "cards" / game_id, root / "templates", root / "fonts", root / "icons", ENGINE]
-    for folder in folders:
+    for folder in _folders(root, game_id):
         for path in _files(folder):
             digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
     config = root / "pnp.toml"
@@ -56,6 +63,28 @@ def _signature(path: Path) -> list[int] | None:
     return [info.st_size, info.st_mtime_ns]
 
 
+def _sha(path: Path) -> str | None:
+    try:
+        return reads.digest(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _unchanged_output(path: Path, recorded) -> bool:
+    """Same size and time (cheap, so checked first) and same bytes: an edit that keeps both,
+    or a copy over the file with its time set back, is still seen."""
+    if not isinstance(recorded, list) or len(recorded) != 3:
+        return False
+    return _signature(path) == recorded[:2] and _sha(path) == recorded[2]
+
+
+def _outside(root: Path, game_id: str, files: dict[str, str]) -> dict[str, str]:
+    """The files read that inputs_hash does not already cover."""
+    covered = [f.resolve() for f in _folders(root, game_id)] + [(root / "pnp.toml").resolve()]
+    return {name: sha for name, sha in sorted(files.items())
+            if not any(Path(name).resolve().is_relative_to(folder) for folder in covered)}
+
+
 def up_to_date(root: Path, game_id: str, inputs: str) -> list[str] | None:
     """The files of the last build when it was made from exactly these inputs (an
     inputs_hash) and none of them has changed since; None when the game must be built."""
@@ -64,21 +93,35 @@ def up_to_date(root: Path, game_id: str, inputs: str) -> list[str] | None:
         stamp = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    if stamp.get("inputs") != inputs:
+    if not isinstance(stamp, dict) or stamp.get("inputs") != inputs:
         return None
-    outputs = stamp.get("outputs", {})
-    if not outputs or any(_signature(root / name) != sig for name, sig in outputs.items()):
+    outputs, read = stamp.get("outputs"), stamp.get("read", {})
+    if not outputs or not isinstance(outputs, dict) or not isinstance(read, dict):
+        return None
+    if any(_sha(Path(name)) != sha for name, sha in read.items()):
+        return None
+    if not all(_unchanged_output(root / name, recorded) for name, recorded in outputs.items()):
         return None
     return sorted(outputs)
 
 
-def record(root: Path, game_id: str, written: list[str], inputs: str) -> None:
-    """Remember a finished build (`inputs` is the hash taken before it started, so an edit
-    made while it ran is seen by the next build)."""
+def outside_reads(root: Path, game_id: str) -> list[Path]:
+    """The files outside the project's folders the last build read (for `pnp watch`)."""
+    try:
+        read = json.loads((root / "build" / game_id / STAMP).read_text()).get("read", {})
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [Path(name) for name in read] if isinstance(read, dict) else []
+
+
+def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None) -> None:
+    """Remember a finished build (`inputs` is the hash taken before it started, and `read` the
+    hash of each file as the build read it, so an edit made while it ran is seen by the next
+    build)."""
     from generator.atomic import write_atomic
     names = list(written) + [str(Path(n).with_suffix(".json")) for n in written
                              if (root / Path(n).with_suffix(".json")).is_file()]
-    outputs = {name: _signature(root / name) for name in names}
-    data = {"inputs": inputs, "outputs": outputs}
+    outputs = {name: _signature(root / name) + [_sha(root / name)] for name in names if _signature(root / name)}
+    data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs}
     write_atomic(root / "build" / game_id / STAMP, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
                  durable=False)

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from generator.errors import PnpError, Problem
+from generator.source import reads
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
 
@@ -84,6 +85,7 @@ def load_yaml(path: Path, display: str) -> Any:
         raise PnpError(Problem(display, None, "file not found")) from None
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
+    reads.note(path, raw)
     if len(raw) > MAX_YAML_BYTES:
         raise PnpError(Problem(display, None, f"file is {len(raw) // 1024} KB; the limit is "
                                f"{MAX_YAML_BYTES // 1000} KB", "split it or remove pasted data"))

@@ -1,0 +1,168 @@
+"""A card's own picture: `{{ art(card.art) }}` in a face template.
+
+The picture (PNG, JPEG, WebP or SVG, a path relative to the game folder) fills a box: by
+default the whole card with its bleed, or the trim, or any width × height in mm; `fit="cover"`
+fills the box and crops what overhangs, around a focal point (`focus="50% 30%"`, as CSS's
+object-position), `fit="contain"` shows all of it inside the box. A raster picture is cropped
+to what shows, converted to sRGB (an embedded ICC profile is respected) and, when it has more
+than MAX_DPI pixels per inch at its printed size, scaled down to TARGET_DPI, so a 4000 px photo
+on a poker card costs a few hundred KB, not 40 MB. The result is written once to
+build/.cache/art/, named by the hash of the source and of how it is used, with fixed encoder
+settings, so the same input gives the same bytes. Below MIN_DPI the face is noted as too coarse
+to print; the build stops on it unless it is a --draft.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup, escape
+
+from generator.atomic import write_atomic
+from generator.source import reads
+from generator.source.schema import IMAGE_TYPES
+
+MIN_DPI, TARGET_DPI, MAX_DPI = 300, 450, 600
+JPEG_QUALITY = 90
+_FOCUS = re.compile(r"^\s*(-?\d+(?:\.\d+)?)%\s+(-?\d+(?:\.\d+)?)%\s*$")
+
+
+@dataclass(frozen=True)
+class Coarse:
+    """A picture printed below MIN_DPI on one face."""
+    card: object
+    picture: str
+    pixels: tuple[int, int]
+    dpi: float
+
+
+class ArtPlacer:
+    def __init__(self, root: Path, game_folder: Path, cache: Path):
+        self.root, self.game_folder, self.cache = root, game_folder, cache
+        self.coarse: list[Coarse] = []
+        self._made: dict[tuple, tuple[str, float, tuple[int, int]]] = {}
+
+    def place(self, context, picture: str, fit: str = "cover", focus: str = "50% 50%", box: str = "bleed",
+              width: float | None = None, height: float | None = None, cls: str = "") -> Markup:
+        """The <img> for a picture in its box (see the module's docstring)."""
+        if fit not in ("cover", "contain"):
+            raise ValueError(f"art: fit must be 'cover' or 'contain', got {fit!r}")
+        fx, fy = _focus(focus)
+        trim, bleed = context.get("trim"), context.get("bleed", 0)
+        left, top, w, h = _box(box, trim, bleed, width, height)
+        path = self._source(picture)
+        if path.suffix.lower() == ".svg":
+            url, dpi, pixels = path.relative_to(self.root).as_posix(), math.inf, (0, 0)
+        else:
+            url, dpi, pixels = self._raster(path, fit, fx, fy, w, h)
+        card = context.get("card")
+        if dpi < MIN_DPI and card is not None and not any(c.card is card and c.picture == picture for c in self.coarse):
+            self.coarse.append(Coarse(card, picture, pixels, dpi))
+        where = f"position: absolute; left: {left:g}mm; top: {top:g}mm; " if left is not None else ""
+        # A cropped raster is exactly the box; `fit` and `focus` still say how an SVG sits in it.
+        style = (f"{where}display: block; width: {w:g}mm; height: {h:g}mm; object-fit: {fit}; "
+                 f"object-position: {fx * 100:g}% {fy * 100:g}%")
+        return Markup(f'<img class="card-art {escape(cls)}" src="{escape(url)}" alt="" style="{style}">')
+
+    def _source(self, picture: str) -> Path:
+        path = (self.game_folder / str(picture)).resolve()
+        if path.suffix.lower() not in IMAGE_TYPES:
+            raise ValueError(f"art: {picture}: unsupported picture type (use {', '.join(IMAGE_TYPES)})")
+        if not path.is_relative_to(self.game_folder.parent.resolve()) or not path.is_file():
+            raise ValueError(f"art: no picture {picture} in the game folder")
+        return path
+
+    def _raster(self, path: Path, fit: str, fx: float, fy: float, w: float, h: float):
+        data = path.read_bytes()
+        reads.note(path, data)
+        key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h, _method())
+        if key not in self._made:
+            self._made[key] = self._prepare(data, key)
+        return self._made[key]
+
+    def _prepare(self, data: bytes, key: tuple) -> tuple[str, float, tuple[int, int]]:
+        """(URL of the prepared picture, its dpi as printed, the source pixels that show)."""
+        from PIL import Image
+        _, fit, fx, fy, w, h, _ = key
+        image = Image.open(io.BytesIO(data))
+        image.load()
+        mm_per_px = (max if fit == "cover" else min)(w / image.width, h / image.height)
+        if fit == "cover":                    # only what shows is kept
+            vw, vh = min(image.width, round(w / mm_per_px)), min(image.height, round(h / mm_per_px))
+            x, y = round((image.width - vw) * fx), round((image.height - vh) * fy)
+            image = image.crop((x, y, x + vw, y + vh))
+        dpi = 25.4 / mm_per_px
+        shown = image.size
+        image = _srgb(image)
+        if dpi > MAX_DPI:
+            scale = TARGET_DPI / dpi
+            image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
+                                 Image.Resampling.LANCZOS)
+        photo = image.mode == "RGB" and Image.open(io.BytesIO(data)).format in ("JPEG", "WEBP")
+        name = hashlib.sha256(repr(key).encode()).hexdigest()[:32] + (".jpg" if photo else ".png")
+        target = self.cache / name
+        if not target.is_file():
+            out = io.BytesIO()
+            if photo:
+                image.save(out, "JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
+            else:
+                image.save(out, "PNG", compress_level=6)
+            write_atomic(target, out.getvalue(), durable=False)
+        return target.relative_to(self.root).as_posix(), min(dpi, TARGET_DPI) if dpi > MAX_DPI else dpi, shown
+
+
+@functools.cache
+def _method() -> str:
+    """This module and Pillow: a prepared picture made another way is another file."""
+    from PIL import __version__ as pillow
+    return hashlib.sha256(Path(__file__).read_bytes() + pillow.encode()).hexdigest()[:16]
+
+
+def _srgb(image):
+    """RGB (or RGBA) in sRGB: an embedded ICC profile is converted from, not dropped."""
+    from PIL import ImageCms
+    profile = image.info.get("icc_profile")
+    alpha = "A" in image.getbands()
+    mode = "RGBA" if alpha else "RGB"
+    if profile:
+        try:
+            source = ImageCms.ImageCmsProfile(io.BytesIO(profile))
+            if image.mode not in ("RGB", "RGBA", "CMYK", "L"):
+                image = image.convert(mode)
+            converted = ImageCms.profileToProfile(image, source, ImageCms.createProfile("sRGB"),
+                                                  outputMode=mode if image.mode != "CMYK" else "RGB")
+            if converted is not None:
+                image = converted
+        except (ImageCms.PyCMSError, OSError, ValueError):
+            pass                      # an unreadable profile: the pixels as they are
+    if image.mode != mode:
+        image = image.convert(mode)
+    image.info.pop("icc_profile", None)
+    return image
+
+
+def _focus(focus: str) -> tuple[float, float]:
+    match = _FOCUS.match(str(focus))
+    if not match:
+        raise ValueError(f"art: focus is two percentages like '50% 30%', got {focus!r}")
+    return tuple(min(100.0, max(0.0, float(v))) / 100 for v in match.groups())
+
+
+def _box(box: str, trim, bleed: float, width, height):
+    """(left, top, width, height) in mm on the face's page; left is None for a box the
+    template places itself (width and height given)."""
+    if width is not None or height is not None:
+        if not width or not height:
+            raise ValueError("art: give both width and height (mm), or neither")
+        return None, None, float(width), float(height)
+    tw, th = trim["width"], trim["height"]
+    if box == "bleed":
+        return 0.0, 0.0, tw + 2 * bleed, th + 2 * bleed
+    if box == "trim":
+        return bleed, bleed, tw, th
+    raise ValueError(f"art: box is 'bleed' or 'trim' (or give width and height), got {box!r}")

@@ -1,0 +1,52 @@
+"""Every file a build reads, with the hash of the bytes it read.
+
+The loader (YAML, spreadsheets, rules.py), the Jinja loader, WeasyPrint's URL fetcher and the
+face cache (for the inputs of a face it takes from the cache) note what they read here while a
+build records; the up-to-date stamp then covers exactly those files, wherever they lie (a data
+file reached by ../ as much as a template). Recording is off unless a command turns it on, so
+a test or an export pays nothing. This module stays light: the stamp imports it first thing.
+"""
+from __future__ import annotations
+
+import hashlib
+from contextlib import contextmanager
+from pathlib import Path
+
+_logs: list["ReadLog"] = []       # the logs recording now (nested builds each keep their own)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class ReadLog:
+    def __init__(self):
+        self.files: dict[str, str] = {}     # absolute path -> sha256 of the bytes read
+
+    def add(self, path: Path | str, sha: str) -> None:
+        self.files[str(Path(path).absolute())] = sha
+
+
+def note(path: Path | str, data: bytes) -> None:
+    """Record that `path` was read and gave `data` (the bytes themselves, so a file edited
+    while the build ran is seen as changed by the next one)."""
+    if _logs:
+        sha = digest(data)
+        for log in _logs:
+            log.add(path, sha)
+
+
+def note_hash(path: Path | str, sha: str) -> None:
+    """Record a read whose hash is already known (an input of a face taken from the cache)."""
+    for log in _logs:
+        log.add(path, sha)
+
+
+@contextmanager
+def recording():
+    log = ReadLog()
+    _logs.append(log)
+    try:
+        yield log
+    finally:
+        _logs.remove(log)

@@ -1,0 +1,237 @@
+"""Recorded inputs: every kind of file a face reads re-renders exactly the faces that read it,
+the up-to-date stamp covers every file the build read (wherever it lies) and every byte it
+wrote, and after any sequence of edits a cached build equals a cold one byte for byte.
+
+The fixture (tests/fixtures/inputs-game) gives each kind of input to a known few cards; which
+faces should re-render is worked out here from the game's own files, not asked of the engine.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageDraw
+
+from generator.sheets.kit import build_game
+from generator.source.assets import Assets
+from generator.source.project import Project, isolate_fonts
+from tests.conftest import ROOT, pnp
+
+FIXTURE = ROOT / "tests/fixtures/inputs-game"
+GAME = "inputs"
+PACK = "build/inputs/inputs-2p-a4.pdf"
+
+
+def draw_pictures(project: Path, seed: int = 0) -> None:
+    """The fixture's pictures, at print resolution for a poker card with bleed (~330 dpi)."""
+    art = project / "cards/inputs/art"
+    art.mkdir(exist_ok=True)
+    for name, colour in (("baker.png", (200, 120, 40)), ("smith.jpg", (60, 60, 70)), ("ghost.png", (220, 220, 240))):
+        image = Image.new("RGB", (900, 1240), colour)
+        ImageDraw.Draw(image).ellipse((200 + seed, 300, 700, 800), fill=(250 - seed, 240, 200))
+        image.save(art / name, **({"quality": 90} if name.endswith(".jpg") else {}))
+
+
+def make(target: Path) -> Path:
+    shutil.copytree(FIXTURE, target, ignore=shutil.ignore_patterns("README.md"))
+    for shared in ("fonts", "icons"):
+        shutil.copytree(ROOT / shared, target / shared)     # copies: a test changes them
+    draw_pictures(target)
+    return target
+
+
+def build(project: Path) -> list[str]:
+    """Build the 2-player A4 pack in-process; the labels of the faces rendered now."""
+    proj = Project.at(project)
+    isolate_fonts(proj)
+    _, fresh = build_game(proj, Assets(proj), GAME, [2], ["a4"], say=lambda _: None)
+    return sorted(fresh)
+
+
+def people() -> list[dict]:
+    return yaml.safe_load((FIXTURE / "cards/inputs/people.yaml").read_text())["cards"]
+
+
+def faces(*ids: str, deck: str = "people") -> list[str]:
+    return sorted(f"{deck}/{i} (face)" for i in ids)
+
+
+BACK = f"people/{people()[-1]['id']} (back)"     # one shared back: a build names it by its last card
+ALL_PEOPLE = faces(*(c["id"] for c in people())) + [BACK]
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    """old -> new, or back when done already (so an edit may come twice in a sequence)."""
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        old, new = new, old
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _repaint(path: Path) -> None:
+    image = Image.open(path).convert("RGB")
+    ImageDraw.Draw(image).rectangle((0, 0, 100, 100), fill=(255, 0, 0))
+    image.save(path, **({"quality": 90} if path.suffix == ".jpg" else {}))
+
+
+def _readers_of_picture(name: str) -> list[str]:
+    return faces(*(c["id"] for c in people() if c.get("portrait") == f"art/{name}"))
+
+
+def _symbol_cards() -> list[str]:
+    """Cards whose text has a character only the symbol font draws (✧)."""
+    return faces(*(c["id"] for c in people() if "✧" in c["name"]))
+
+
+CHANGES = [   # (what, edit, the faces that read it)
+    ("card data", lambda p: _replace(p / "cards/inputs/people.yaml", "name: Baker", "name: Bakerin"),
+     faces("baker")),
+    ("template", lambda p: _replace(p / "templates/inputs/person.html", 'class="name"', 'class="name" title="n"'),
+     faces(*(c["id"] for c in people()))),
+    ("included template", lambda p: _replace(p / "templates/inputs/banner.html", "banner", "banner wide"),
+     faces(*(c["id"] for c in people()))),
+    ("stylesheet", lambda p: _append(p / "templates/inputs/people.css", "\n.name { letter-spacing: 0.2pt }\n"),
+     ALL_PEOPLE),
+    ("@imported stylesheet", lambda p: _append(p / "templates/inputs/people-extra.css", "\n.x { color: red }\n"),
+     ALL_PEOPLE),
+    ("background image", lambda p: _repaint(p / "cards/inputs/art/ghost.png"),
+     faces(*(c["id"] for c in people() if c.get("special")))),
+    ("<img> art", lambda p: _repaint(p / "cards/inputs/art/smith.jpg"), _readers_of_picture("smith.jpg")),
+    ("font", lambda p: _append_bytes(p / "fonts/NotoSansSymbols2-Regular.ttf"), _symbol_cards()),
+    ("icon", lambda p: _replace(p / "icons/twemoji/1f525.svg", "<svg ", "<svg\n"),
+     faces(*(c["id"] for c in people() if c.get("icon") == "🔥"))),
+    ("rules.py", lambda p: _replace(p / "cards/inputs/rules.py", "* 2", "* 3"), faces("mayor")),
+    ("data file outside the game folder", lambda p: _replace(p / "shared/prices.yaml", "bonus: 3", "bonus: 4"),
+     faces("mayor")),
+    ("spreadsheet", lambda p: _replace(p / "cards/inputs/goods.csv", "Silk,3", "Silk,4"), faces("silk", deck="goods")),
+    ("pnp.toml", lambda p: (p / "pnp.toml").write_text('[print]\nduplex = "short"\n'), []),
+]
+
+
+def _append_bytes(path: Path) -> None:
+    path.write_bytes(path.read_bytes() + b"\0" * 4)        # other bytes, the same glyphs
+
+
+def test_each_input_re_renders_exactly_the_faces_that_read_it(tmp_path):
+    project = make(tmp_path / "project")
+    assert build(project) == sorted(ALL_PEOPLE + faces("salt", "silk", "jade", deck="goods"))
+    assert build(project) == []
+    assert len(_symbol_cards()) == 1 and len(_readers_of_picture("smith.jpg")) == 1
+    for what, edit, readers in CHANGES:
+        edit(project)
+        assert build(project) == sorted(readers), what
+
+
+def test_the_stamp_covers_every_file_read_and_every_byte_written(tmp_path):
+    project = make(tmp_path / "project")
+    args = ("build", GAME, "--players", "2", "--paper", "a4")
+    assert pnp(project, *args).exit_code == 0
+    assert "up to date" in pnp(project, *args).output
+    _replace(project / "shared/prices.yaml", "bonus: 3", "bonus: 5")      # reached by ../ from the game
+    assert "up to date" not in pnp(project, *args).output
+    assert "up to date" in pnp(project, *args).output
+    pack = project / PACK
+    info = pack.stat()
+    data = bytearray(pack.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 8] = bytes(b ^ 0xFF for b in data[len(data) // 2: len(data) // 2 + 8])
+    pack.write_bytes(bytes(data))
+    os.utime(pack, ns=(info.st_atime_ns, info.st_mtime_ns))            # same size, same time
+    result = pnp(project, *args)
+    assert "up to date" not in result.output and "rendered 0 faces" in result.output
+    assert "up to date" in pnp(project, *args).output
+    (project / "pnp.toml").write_text('[print]\nduplex = "short"\n')     # a pnp.toml that was not there
+    assert "up to date" not in pnp(project, *args).output
+
+
+EDITS = [change[1] for change in CHANGES if change[0] not in ("pnp.toml",)]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(range(len(EDITS))), min_size=1, max_size=3))
+def test_after_any_edits_a_cached_build_equals_a_cold_one(tmp_path_factory, edits):
+    project = _warm(tmp_path_factory)
+    for index in edits:
+        EDITS[index](project)
+    build(project)
+    cached = (project / PACK).read_bytes()
+    aside = project.parent / "build-cached"
+    shutil.move(project / "build", aside)
+    try:
+        build(project)
+        assert (project / PACK).read_bytes() == cached
+    finally:
+        shutil.rmtree(project / "build")
+        shutil.move(aside, project / "build")
+
+
+_WARM: dict = {}
+
+
+def _warm(factory) -> Path:
+    """A fresh copy of one warm project (built once, its cache kept) for each example."""
+    if "base" not in _WARM:
+        base = make(factory.mktemp("warm") / "project")
+        build(base)
+        _WARM["base"] = base
+    target = factory.mktemp("edit") / "project"
+    shutil.copytree(_WARM["base"], target, symlinks=True)
+    return target
+
+
+@pytest.mark.parametrize("bad", ["cover", "contain"])
+def test_the_fixture_places_art_in_the_bleed(tmp_path, bad):
+    """The art fills the card with its bleed (cover) or sits inside it (contain): read back
+    from the face's PDF, the picture's drawn box."""
+    import pikepdf
+
+    from generator.check.pdfread import images
+    project = make(tmp_path / "project")
+    if bad == "contain":
+        _replace(project / "templates/inputs/person.html", "art(card.portrait)", 'art(card.portrait, fit="contain")')
+    build(project)
+    found = [i for i in images(pikepdf.open(project / PACK)) if i.owner == "people/baker"]
+    assert len(found) == 1
+    width, height = found[0].size_mm
+    if bad == "cover":
+        assert (round(width, 1), round(height, 1)) == (69.5, 94.9)
+    else:
+        assert round(height, 1) == 94.9 and width < 69.5
+    assert found[0].dpi >= 300
+
+
+def test_watch_rereads_a_pnp_toml_made_later_and_sees_files_read_outside_the_game(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.test_rebuilds import _read_until
+    project = make(tmp_path / "project")
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "--project", str(project), "watch", GAME,
+                             "--players", "2", "--paper", "a4"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    lines: list = []
+    try:
+        _read_until(proc, "watching", lines)
+        (project / "pnp.toml").write_text('[print]\nduplex = "short"\n')      # there was none
+        line = _read_until(proc, "rebuilt", lines)
+        assert "build/inputs/inputs-2p-a4-short.pdf" in line and "0 faces re-rendered" in line
+        _replace(project / "shared/prices.yaml", "bonus: 3", "bonus: 4")      # read by rules.py via ../
+        line = _read_until(proc, "rebuilt", lines)
+        assert "1 faces re-rendered: people/mayor (face)" in line
+        (project / "pnp.toml").write_text('[print]\nduplex = "sideways"\n')
+        _read_until(proc, "duplex 'sideways' is not one of", lines)
+        _read_until(proc, "not rebuilt; the previous files are unchanged", lines)
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "Traceback" not in "".join(lines)

@@ -1,0 +1,162 @@
+"""Cards from spreadsheets: CSV (with or without a BOM, CRLF, multi-line cells), TSV and XLSX;
+copies as one cell or a column per player count; the same checks as YAML, located by row and
+column (and sheet)."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from openpyxl import Workbook
+
+from generator.source.load import load_game
+from generator.source.project import Project
+from tests.conftest import pnp
+from tests.test_inputs import make
+
+GOODS = "cards/inputs/goods.yaml"
+
+
+@pytest.fixture
+def game(tmp_path):
+    return make(tmp_path / "project")
+
+
+def _sheet(project, name: str, text: str, encoding="utf-8") -> None:
+    (project / "cards/inputs" / name).write_bytes(text.encode(encoding))
+    path = project / GOODS
+    path.write_text(path.read_text(encoding="utf-8").replace("cards: goods.csv", f"cards: {name}"), encoding="utf-8")
+
+
+def _cards(project):
+    return load_game(Project.at(project), "inputs").decks["goods"].cards
+
+
+def test_excel_csv_with_bom_crlf_and_a_multi_line_cell(game):
+    deck = game / GOODS
+    deck.write_text(deck.read_text().replace("    value:", "    note: {type: rich, required: false}\n    value:"))
+    _sheet(game, "goods.csv", '\ufeffid,name,value,copies,note\r\nsalt,Salt,1,1,"Salt\r\nof the sea"\r\n'
+                              'silk,Silk,3,1,\r\njade,Jade,5,1,\r\n')
+    salt, silk, jade = _cards(game)
+    assert salt.id == "salt" and salt.fields["note"] == "Salt\nof the sea" and salt.line == 2
+    assert silk.line == 4 and silk.fields["value"] == 3 and isinstance(silk.fields["value"], int)
+    assert jade.file == "cards/inputs/goods.csv"
+
+
+def test_a_wrong_value_names_the_row_and_column(game):
+    _sheet(game, "goods.csv", 'id,name,value,copies\nsalt,"Salt\nof the sea",1,1\nsilk,Silk,three,1\njade,Jade,5,x\n')
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert "cards/inputs/goods.csv:2:name: expected one line of text (use a 'rich' field for paragraphs)" in lines
+    assert "cards/inputs/goods.csv:4:value: expected a whole number, got 'three'" in lines
+    assert "cards/inputs/goods.csv:5:copies: expected a whole number or a mapping of player count to number" in lines
+    assert "Traceback" not in result.output
+
+
+def test_an_unknown_column_is_named_once_with_the_accepted_ones(game):
+    _sheet(game, "goods.csv", "id,name,value,colour,copies\nsalt,Salt,1,red,1\nsilk,Silk,3,red,1\njade,Jade,5,,1\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.count("unknown column 'colour'") == 1
+    assert ("cards/inputs/goods.csv:1:colour: unknown column 'colour' (hint: goods cards take: copies, id, name, "
+            "source, value)") in result.output
+
+
+def test_copies_per_player_count_as_columns_or_one_cell(game):
+    game_yaml = game / "cards/inputs/game.yaml"
+    game_yaml.write_text(game_yaml.read_text().replace("      goods: {count: 3}", "      goods: {count: 4}")
+                         .replace("packs:\n", "packs:\n  - players: 3\n    decks:\n      people: {count: 6}\n"
+                                  "      goods: {count: 5}\n"))
+    _sheet(game, "goods.tsv", "id\tname\tvalue\tcopies 2p\tcopies 3p\nsalt\tSalt\t1\t2\t3\nsilk\tSilk\t3\t1\t2\n"
+                              "jade\tJade\t5\t1\t\n")
+    salt, silk, jade = _cards(game)
+    assert (salt.copies, silk.copies, jade.copies) == ({2: 2, 3: 3}, {2: 1, 3: 2}, {2: 1})
+    _sheet(game, "goods.tsv", "id\tname\tvalue\tcopies\nsalt\tSalt\t1\t2: 2, 3: 3\nsilk\tSilk\t3\t2:1; 3:2\n"
+                              "jade\tJade\t5\t2: 1\n")
+    assert [c.copies for c in _cards(game)] == [{2: 2, 3: 3}, {2: 1, 3: 2}, {2: 1}]
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 0, result.output
+
+
+def test_xlsx_by_sheet_name_with_the_sheet_in_each_problem(game):
+    book = Workbook()
+    book.active.title = "Notes"
+    book.active.append(["not the cards"])
+    sheet = book.create_sheet("Goods")
+    for row in (["id", "name", "value", "copies"], ["salt", "Salt", 1, 1], ["silk", "Silk", 3.0, 1],
+                ["jade", "Jade", "three", 1]):
+        sheet.append(row)
+    book.save(game / "cards/inputs/goods.xlsx")
+    _sheet(game, "goods.xlsx", "")          # the deck file names it …
+    (game / GOODS).write_text((game / GOODS).read_text().replace("cards: goods.xlsx", "cards: goods.xlsx#Goods"))
+    book.save(game / "cards/inputs/goods.xlsx")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.strip() == "cards/inputs/goods.xlsx[Goods]:4:value: expected a whole number, got 'three'"
+    sheet["C4"] = 5
+    book.save(game / "cards/inputs/goods.xlsx")
+    salt, silk, jade = _cards(game)
+    assert (salt.fields["value"], silk.fields["value"], jade.fields["value"]) == (1, 3, 5)
+    (game / GOODS).write_text((game / GOODS).read_text().replace("#Goods", "#Sheet9"))
+    missing = pnp(game, "validate", "inputs")
+    assert missing.exit_code == 1 and "no sheet 'Sheet9' (sheets: Notes, Goods)" in missing.output
+
+
+def test_an_unsupported_file_type_names_the_supported_ones(game):
+    _sheet(game, "goods.ods", "whatever")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert "unsupported card file type '.ods' (supported: .csv, .tsv, .xlsx, or a list of cards in YAML)" in result.output
+    game_yaml = game / "cards/inputs/game.yaml"
+    game_yaml.write_text(game_yaml.read_text().replace("people.yaml, goods.yaml", "people.yaml, goods.csv"))
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert ("cards/inputs/goods.csv: a deck file is YAML (.yaml); a spreadsheet of cards is named in one: "
+            "`cards: goods.csv`") in result.output
+
+
+def test_a_spreadsheet_deck_builds_and_its_edit_is_seen_by_the_stamp(game):
+    args = ("build", "inputs", "--players", "2", "--paper", "a4")
+    assert pnp(game, *args).exit_code == 0
+    assert "up to date" in pnp(game, *args).output
+    csv = game / "cards/inputs/goods.csv"
+    csv.write_text(csv.read_text().replace("Jade", "Amber"))
+    result = pnp(game, *args)
+    assert "rendered 1 faces" in result.output
+    import subprocess
+    text = subprocess.run(["pdftotext", str(game / "build/inputs/inputs-2p-a4.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "Amber" in text and "Jade" not in text
+    shutil.rmtree(game / "build")
+
+
+def test_a_row_with_too_many_cells_an_empty_sheet_and_a_broken_workbook(game):
+    _sheet(game, "goods.csv", "id,name,value,copies\nsalt,Salt,1,1\nsilk,Silk, the best,3,1\njade,Jade,5,1\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.strip() == ("cards/inputs/goods.csv:3: 5 cells, but row 1 names 4 columns "
+                                     "(hint: a cell holding a comma needs quotes around it)")
+    (game / "cards/inputs/goods.csv").write_text("id,name,value,copies\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.output.strip() == ("cards/inputs/goods.csv:1: no rows under the column names: a deck needs at "
+                                     "least one card")
+    (game / "cards/inputs/goods.xlsx").write_bytes(b"not a zip")
+    (game / GOODS).write_text((game / GOODS).read_text().replace("cards: goods.csv", "cards: goods.xlsx"))
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1 and result.output.startswith("cards/inputs/goods.xlsx: not a readable XLSX workbook")
+    assert "Traceback" not in result.output and "internal error" not in result.output
+
+
+def test_a_table_takes_its_rows_from_a_spreadsheet(game):
+    (game / "cards/inputs/stations.yaml").write_text(
+        "table:\n  id: stations\n  name: Stations\n  fields:\n    name: {type: text}\n    stops: {type: list, of: int}\n"
+        "rows: stations.csv\n")
+    (game / "cards/inputs/stations.csv").write_text('id,name,stops\nnorth,North,"1;2"\nsouth,South,"3\n4"\n')
+    game_yaml = game / "cards/inputs/game.yaml"
+    game_yaml.write_text(game_yaml.read_text().replace("data:", "tables: [stations.yaml]\ndata:"))
+    north, south = load_game(Project.at(game), "inputs").tables["stations"]
+    assert (north.fields, south.fields) == ({"name": "North", "stops": [1, 2]}, {"name": "South", "stops": [3, 4]})
+    assert pnp(game, "validate", "inputs").exit_code == 0
+    (game / "cards/inputs/stations.csv").write_text('id,name,stops\nnorth,North,"1;x"\n')
+    result = pnp(game, "validate", "inputs")
+    assert result.output.strip() == "cards/inputs/stations.csv:2:stops: item 2: expected a whole number, got 'x'"

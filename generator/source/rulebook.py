@@ -117,7 +117,8 @@ class Rulebook:
         try:
             code = self.env.compile(self.source, name=display, filename=display)
         except TemplateSyntaxError as exc:
-            raise PnpError(Problem(display, exc.lineno, f"template error: {exc.message}")) from None
+            line = _unclosed_block(self.source) if "Unexpected end of template" in (exc.message or "") else None
+            raise PnpError(Problem(display, line or exc.lineno, f"template error: {exc.message}")) from None
         self.template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
 
     def text(self, pack) -> RulebookText:
@@ -191,6 +192,22 @@ class Rulebook:
         return RulebookText(body, headings, figures, printed)
 
 
+BLOCK_TAG = re.compile(r"\{%-?\s*(end)?(for|if|with|filter|macro|call|block|raw)\b")
+
+
+def _unclosed_block(source: str) -> int | None:
+    """The line of the block tag left open (Jinja reports the end of the file instead)."""
+    stack = []
+    for match in BLOCK_TAG.finditer(source):
+        line = source.count("\n", 0, match.start()) + 1
+        if match.group(1):
+            if stack and stack[-1][0] == match.group(2):
+                stack.pop()
+        else:
+            stack.append((match.group(2), line))
+    return stack[-1][1] if stack else None
+
+
 def _plain(inline: str) -> str:
     """A heading's text without Markdown emphasis marks."""
     return re.sub(r"[*_`]+", "", inline)
@@ -213,7 +230,7 @@ def markdown_problems(source: str, display: str) -> list[Problem]:
     code fence left open, a heading that skips a level (bookmarks nest by level), an emphasis
     marker left unmatched."""
     text = _blank_tags(source)
-    lines = text.count("\n") + 1
+    lines = len(text.splitlines())
     problems = []
     last_level = 0
     for tok in _markdown(html=True).parse(text):

@@ -1,7 +1,7 @@
 """`pnp new GAME`: a working game folder to start from.
 
 It writes cards/<game>/ (game.yaml, a small deck with a shared back, a quick-reference card,
-a board and pawns, a rules module with one claim) and templates/<game>/ from the files in
+a board and pawns, a rules module with one claim, a rulebook with expressions) and templates/<game>/ from the files in
 generator/scaffold/, with the game's id and title filled in. The result validates and builds
 as created. A project without fonts/ and icons/ gets the bundled ones from this checkout.
 """
@@ -36,13 +36,14 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
             written.append(f"{shared}/")
     values = {"__GAME__": game_id, "__TITLE__": title or game_id.replace("-", " ").title()}
     for source, target in ((SCAFFOLD / "cards", cards), (SCAFFOLD / "templates", templates)):
-        for path in sorted(source.iterdir()):
+        for path in sorted(p for p in source.rglob("*") if p.is_file()):
             text = path.read_text(encoding="utf-8")
             for key, value in values.items():
                 text = text.replace(key, value)
-            (target / path.name).parent.mkdir(parents=True, exist_ok=True)
-            (target / path.name).write_text(text, encoding="utf-8")
-            written.append(str((target / path.name).relative_to(root)))
+            out = target / path.relative_to(source)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+            written.append(str(out.relative_to(root)))
     schemas = root / "schemas"
     if not schemas.is_dir():
         from generator.source.jsonschema import write_schemas

@@ -208,3 +208,33 @@ def test_a_broken_rulebook_is_one_line_and_writes_nothing(tmp_path, line, text, 
     assert errors[0].startswith(f"{RULEBOOK}:{line}: {message}"), errors[0]
     assert not list((project / "build").glob(f"{GAME}/*.pdf"))
     assert pnp(project, "validate", GAME).exit_code == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x" * 400, "cards/night-market/rulebook/zh-Hans.md: rulebook page 1: the text “xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx” "
+                "runs outside the page's safe area"),
+    ("埃及 𓀀 文", "cards/night-market/rulebook/zh-Hans.md:3: character"),
+])
+def test_text_outside_the_safe_area_or_without_a_glyph_stops_the_build(tmp_path, text, message):
+    project = _project(tmp_path / "p")
+    book = project / RULEBOOK
+    lines = book.read_text(encoding="utf-8").split("\n")
+    lines.insert(2, text + "\n")
+    book.write_text("\n".join(lines), encoding="utf-8")
+    result = pnp(project, "build", GAME, "--paper", "a4")
+    assert result.exit_code == 1, result.output
+    errors = [l for l in result.output.splitlines() if l.strip() and "rendered" not in l]
+    assert len(errors) == 1 and errors[0].startswith(message), result.output
+    assert not list((project / "build").glob(f"{GAME}/*.pdf"))
+
+
+def test_the_scaffold_has_a_rulebook_that_builds(tmp_path):
+    project = tmp_path / "fresh"
+    assert pnp(project, "new", "river-crossing", "--title", "过河").exit_code == 0
+    assert (project / "cards/river-crossing/rulebook/zh-Hans.md").is_file()
+    result = pnp(project, "build", "river-crossing", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    text = _text(project / "build/river-crossing/river-crossing-rules-a4.pdf")
+    assert "先到 30 分" in text and "洗匀 10 张行动牌" in text and "洗匀 14 张行动牌" in text
+    three = _text(project / "build/river-crossing/river-crossing-3p-a4.pdf", 2, 3)
+    assert "洗匀 14 张行动牌" in three and "洗匀 10 张行动牌" not in three

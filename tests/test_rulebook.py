@@ -120,6 +120,20 @@ def test_booklet_sheets_read_back_from_the_pdf(pages, sheets, paper):
             assert segments == []
 
 
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_pages_imposition_puts_one_page_a_side_at_full_size(paper):
+    out = pikepdf.new()
+    entries = impose(out, _source(3), paper, "pages", (148.0, 210.0))
+    assert [(e["sheet"], e["side"]) for e in entries] == [(1, "front"), (1, "back"), (2, "front")]
+    for number, page in enumerate(out.pages, 1):
+        w, h = (float(v) * 25.4 / 72 for v in page.mediabox[2:])
+        placed, segments = walk(page)
+        assert len(placed) == 1 and placed[0].label == f"rulebook page {number}" and segments == []
+        r = placed[0].rect
+        assert h > w and abs(r.w - 148) < 0.01 and abs(r.h - 210) < 0.01           # not reduced
+        assert abs(r.x - (w - r.w) / 2) < 0.01 and abs(r.y - (h - r.h) / 2) < 0.01   # centred
+
+
 # --- the built packs -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("players, goods, coins", [(2, 12, 12), (3, 16, 18), (4, 18, 24)])

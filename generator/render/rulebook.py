@@ -55,7 +55,7 @@ class RulebookRenderer:
         self.project, self.assets, self.game = project, assets, game
         self.cards = card_renderer
         self.path = rulebook_file(game)
-        self._ = translator(game.spec.language)
+        self._ = translator(game.spec.language, self.env.globals.get("_"))    # a catalogue's, when installed
         self.book = Rulebook(game, self.path, project.display(self.path), assets, self._) if self.path else None
         self.size = page_size(game)
         self.hashes = FileHashes(project)

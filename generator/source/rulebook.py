@@ -29,6 +29,7 @@ from generator.source.markup import to_html
 from generator.source.schema import RULEBOOK_PAGES, size_mm
 from generator.source.words import players_label
 
+HTML_TAG = re.compile(r"(<[^>]+>)")
 TOKEN = re.compile("\ue000(\\d+)\ue001")
 JINJA_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 FIGURE_KINDS = ("card", "piece")
@@ -180,7 +181,7 @@ class Rulebook:
                 anchor = f"section-{len(headings) + 1}"
                 tok.attrSet("id", anchor)
                 headings.append((int(tok.tag[1]), _plain(tokens[index + 1].content), anchor))
-        body = md.renderer.render(tokens, md.options, {})
+        body = self._icons(md.renderer.render(tokens, md.options, {}))
         printed = html.unescape(TOKEN.sub("", re.sub(r"<[^>]+>", "", body)))
 
         def back(match):
@@ -190,6 +191,18 @@ class Rulebook:
         body = TOKEN.sub(back, body)
         headings = [(level, TOKEN.sub("", title).strip(), anchor) for level, title, anchor in headings]
         return RulebookText(body, headings, figures, printed)
+
+    def _icons(self, html_text: str) -> str:
+        """Every emoji typed in the text (or coming from a value, like a colour's symbol) drawn as its
+        bundled icon, as card text is: a font would draw it as a missing glyph."""
+        parts = HTML_TAG.split(html_text)
+        for index in range(0, len(parts), 2):          # the text between tags
+            runs = self.assets.split(parts[index])
+            if any(kind == "icon" for kind, _ in runs):
+                parts[index] = "".join(run if kind == "text" else
+                                       f'<img class="emoji" src="{self.assets.icon_url(run)}" alt="{run}">'
+                                       for kind, run in runs)
+        return "".join(parts)
 
 
 BLOCK_TAG = re.compile(r"\{%-?\s*(end)?(for|if|with|filter|macro|call|block|raw)\b")

@@ -12,7 +12,6 @@ from typing import Callable
 ZH_HANS = {
     "Contents": "目录",
     "Rulebook": "规则书",
-    "Rules": "规则",
     "You also need": "你还需要",
     "{n} players": "{n} 人",
     "pages": "页",
@@ -23,9 +22,6 @@ ZH_HANS = {
         "打印后把整叠纸从中间对折（封面朝外），在折线上按标记处钉两枚订书钉。",
     "Print the pages in order; staple or clip them at the top left.": "按顺序打印这些页面，在左上角装订或夹好。",
     "All player counts": "所有人数",
-    "Page {n}": "第 {n} 页",
-    "Fold here": "在此对折",
-    "Staple": "装订",
 }
 
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 
 import pikepdf
-from pikepdf import Array, Dictionary, Name
+from pikepdf import Dictionary
 
 from generator.atomic import write_atomic
 from generator.errors import PnpError, Problem
@@ -26,7 +26,7 @@ from generator.render.fontmerge import merge_fonts
 from generator.render.cache import FileHashes, engine_fingerprint
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 from generator.source.assets import describe_char
-from generator.source.rulebook import Figure, Rulebook, RulebookText, page_size, rulebook_file
+from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
 from generator.source.words import translator
 
 PX = 25.4 / 96                         # mm per CSS pixel
@@ -106,7 +106,6 @@ class RulebookRenderer:
         split = body.find("<h2")               # the contents follow the title block
         before, after = (body[:split], body[split:]) if split > 0 else ("", body)
         own_css = self.project.template(f"{self.game.id}/rulebook.css")
-        label = pack["label"] if isinstance(pack, dict) else None
         return self.env.get_template("base/rulebook.html").render(
             game=self.game.spec, page={"width": w, "height": h}, margins=MARGINS, font_css=self.assets.font_face_css(),
             own_css=own_css.as_uri() if own_css else None, before=before, after=after,
@@ -116,7 +115,6 @@ class RulebookRenderer:
     def _pack_label(self, pack) -> str:
         if pack is None:
             return self._("All player counts")
-        from generator.source.rulebook import pack_value
         return pack_value(self.game, pack, self._)["label"]
 
     def _text_area(self) -> tuple[float, float]:

@@ -16,12 +16,12 @@ import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, Undefined
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markdown_it import MarkdownIt
-from markupsafe import Markup, escape
+from markupsafe import escape
 
 from generator.errors import PnpError, Problem
 from generator.source.game import Game

@@ -10,7 +10,8 @@ page and the card or piece. Checks:
     not, is embedded, has a clean name, and its subset tag names one program only;
   - no raster image prints below 300 dpi;
   - every glyph on a card (its box measured in the file) lies inside the card's safe area;
-  - a page holding a single board carries a TrimBox and a BleedBox.
+  - a page holding a single board carries a TrimBox and a BleedBox;
+  - every rulebook page lies inside the sheet's printable area, and no fold or staple mark enters one.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 
-from generator.geometry import Rect, back_placement
+from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.check.pdfread import MM, font_resources, fonts, images, walk
 from generator.source.words import count
 
@@ -72,6 +73,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_cards(pdf, manifest, report)
     _check_safe_text(pdf_path, manifest, report)
     _check_boards(pdf, manifest, report)
+    _check_rulebook(pdf, manifest, report)
     _check_fonts(pdf, report)
     _check_font_resources(pdf, report)
     _check_images(pdf, report)
@@ -247,6 +249,27 @@ def _check_boards(pdf, manifest, report: Report) -> None:
             if missing:
                 report.findings.append(f"page {entry['number']}, {entry['pieces'][0]['piece']}: a single board without "
                                        f"{' and '.join(m[1:] for m in missing)}")
+
+
+def _check_rulebook(pdf, manifest, report: Report) -> None:
+    for entry in manifest["pages"]:
+        if entry["role"] != "rulebook":
+            continue
+        number = entry["number"]
+        w, h = entry["size"]
+        placed, segments = walk(pdf.pages[number - 1])
+        expected = [s for s in entry["slots"] if s["page"]]
+        if len(placed) != len(expected):
+            report.findings.append(f"page {number}: {len(placed)} rulebook pages placed, the manifest lists {len(expected)}")
+            continue
+        for item, slot in zip(placed, expected):
+            r = item.rect
+            if r.x < MIN_MARGIN - TOLERANCE or r.y < MIN_MARGIN - TOLERANCE or r.x + r.w > w - MIN_MARGIN + TOLERANCE \
+                    or r.y + r.h > h - MIN_MARGIN + TOLERANCE:
+                report.findings.append(f"page {number}, rulebook page {slot['page']}: outside the printable area "
+                                       f"({MIN_MARGIN:g} mm from the edge)")
+            if any(_crosses(seg, r) for seg in segments):
+                report.findings.append(f"page {number}, rulebook page {slot['page']}: a fold or staple mark enters it")
 
 
 def _check_fonts(pdf, report: Report) -> None:

@@ -36,7 +36,26 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += template_checks(project, game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
+    problems += rulebook_checks(project, game, assets)
     return problems
+
+
+def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Problem]:
+    """The rulebook's Markdown and every expression in it, for each pack and for every player count
+    (the standalone rules): a mistake is a problem at its line of the .md file."""
+    from generator.errors import PnpError
+    from generator.source.rulebook import Rulebook, rulebook_file
+    from generator.source.paper_words import translator
+    path = rulebook_file(game)
+    if path is None:
+        return []
+    try:
+        book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language))
+        for pack in [*game.packs, None]:
+            book.text(pack)
+    except PnpError as exc:
+        return exc.problems
+    return []
 
 
 def context(game: Game, **extra: Any) -> dict:

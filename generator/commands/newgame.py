@@ -2,7 +2,7 @@
 
 It writes cards/<game>/ (game.yaml, a small deck with a shared back, a deck read from a CSV
 file with one card's own picture, a quick-reference card, a board and pawns, a rules module
-with one claim) and templates/<game>/ from the files in
+with one claim, a rulebook with expressions) and templates/<game>/ from the files in
 generator/scaffold/, with the game's id and title filled in. The result validates and builds
 as created. A project without fonts/ and icons/ gets the bundled ones from this checkout.
 """

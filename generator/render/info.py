@@ -23,6 +23,7 @@ from generator.errors import PnpError, Problem
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
+from generator.source.paper_words import translator
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 
 
@@ -49,8 +50,9 @@ class InfoPage:
             self.game, pack=pack, paper=paper, page={"width": w, "height": h}, sections=_sections(sections),
             runs=runs, info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
             font_css=self.assets.font_face_css(), fonts=[{"family": f.family, "weight": f.weight} for f in self.assets.fonts],
-            extra=self.extra, options=options, reprint=reprint)
-        html = self._html(context)
+            derived=self.game.derived, extra=self.extra, options=options, reprint=reprint,
+            supplies=self.game.spec.supplies, rulebook=self.game.spec.rulebook,
+            _=self.env.globals.get("_") or translator(self.game.spec.language))
         stored = self.project.build / ".cache" / "info" / f"{self._key(html)}.pdf"
         if stored.is_file():
             return pikepdf.open(io.BytesIO(stored.read_bytes()))

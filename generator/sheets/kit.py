@@ -18,6 +18,8 @@ from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack, written_files
+from generator.sheets.rules_file import build_rules, rules_name
+from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
 from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
@@ -132,6 +134,16 @@ def _write_record(project: Project, game_id: str, record: dict) -> None:
     write_atomic(path, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
 
 
+def _rules(game: Game, assets: Assets, rulebook: RulebookRenderer, papers, options: PrintOptions) -> list:
+    """(paper, PDF, manifest) of the standalone rules, every player count, when the game has a rulebook.
+    Not for a draft (--ink-saver) or another print setting: the rules are plain paper either way."""
+    if not rulebook.exists:
+        return []
+    pages = rulebook.render(None)
+    title = rulebook._("Rulebook")
+    return [(paper, *build_rules(game, assets, pages, paper, title)) for paper in papers or list(PAPERS)]
+
+
 STALE_SECONDS = 3600
 
 
@@ -174,7 +186,11 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
                                progress=(lambda total: progress(game_id, total)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{game_id}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
-    builder = PackBuilder(project, assets, game, rendered, faces, options)
+    rulebook = RulebookRenderer(project, assets, game, renderer)
+    builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
+    rules = _rules(game, assets, rulebook, papers, options)
+    for pack in packs:          # every rulebook laid out (and checked) before any file is written
+        builder._rules_section(pack)
     written = []
     for pack in packs:
         for paper in papers or list(PAPERS):
@@ -184,6 +200,11 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
                 f"preflight ok{warned})")
             written += written_files(project, path, manifest)
+    for paper, pdf, manifest in rules:
+        path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper))
+        say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, the rulebook for every player count; "
+            "preflight ok)")
+        written.append(path)
     if not options.ink_saver:
         record_faces(project, game, faces, packs)
     return written, rendered.fresh

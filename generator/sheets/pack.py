@@ -49,9 +49,11 @@ class PackBuilder:
     """Assembles one pack: card sheets and piece sheets run by run, then page 1, bookmarks and manifest."""
 
     def __init__(self, project: Project, assets: Assets, game: Game, rendered: Rendered, faces: dict,
-                 options: PrintOptions = PrintOptions()):
+                 options: PrintOptions = PrintOptions(), rulebook=None):
         self.project, self.assets, self.game = project, assets, game
         self.options = options
+        self.rulebook = rulebook                # a RulebookRenderer, or None: no rulebook in this pack
+        self._rulebook_pages: dict = {}         # pack key -> its rulebook's pages (the same on every paper)
         self.cards = CardSheets(game, rendered, faces, options)    # faces: (deck, card id, side) -> Face
         self.pieces = PieceSheets(assets, game, options)
         self.boxes = BoxSheets(assets, game, rendered, faces, options)
@@ -68,7 +70,10 @@ class PackBuilder:
         sections = self.cards.sections(pack, only)
         if only is None:
             sections += self.pieces.sections(pack) + self.boxes.sections(pack)
-        body = self._body(sections, paper, pack)
+        rules = self._rules_section(pack) if only is None else None
+        body = self._body(sections + ([rules] if rules else []), paper, pack)
+        if rules:
+            sections.append(rules)
         sections.sort(key=lambda s: s.first_page)
         info, runs = self._info(pack, paper, sections, body)
         out = pikepdf.new()
@@ -77,7 +82,7 @@ class PackBuilder:
         if self.options.draft:
             mark_draft(out, self.assets)
         offset = len(info.pages)
-        pack_record.outline(out, sections, offset)
+        pack_record.outline(out, sections, offset, body)
         pack_record.metadata(out, self.game, pack, paper, self.options)
         tidy_fonts(out)                      # the info page's fonts too: unique tags, clean names
         buffer = io.BytesIO()
@@ -93,6 +98,8 @@ class PackBuilder:
         imposer = Imposer(body.pdf)
         deferred = []                     # back pages printed at the end (--duplex none)
         for run in RUNS[:-1]:
+            for section in (s for s in sections if s.run == run and s.kind == "rulebook"):
+                self._impose_rules(body, section, paper)
             decks = [s for s in sections if s.run == run and s.kind == "deck"]
             for group in self.cards.groups(decks):
                 deferred += self.cards.impose(imposer, body, group, paper)
@@ -107,6 +114,20 @@ class PackBuilder:
         merge_fonts(body.pdf, self.assets)
         return body
 
+    def _rules_section(self, pack: PackSpec) -> Section | None:
+        if self.rulebook is None or not self.rulebook.exists:
+            return None
+        if pack.key not in self._rulebook_pages:
+            self._rulebook_pages[pack.key] = self.rulebook.render(pack)
+        pages = self._rulebook_pages[pack.key]
+        return Section("rulebook", self.rulebook._("Rulebook"), "rulebook", "rules", pages.count, [pages])
+
+    def _impose_rules(self, body: Body, section: Section, paper: str) -> None:
+        from generator.sheets.booklet import impose
+        pages = section.items[0]
+        for entry in impose(body.pdf, pages.pdf, paper, self.game.spec.rulebook.imposition, pages.size):
+            body.add(entry, section, run="rules")
+
     def _info(self, pack: PackSpec, paper: str, sections: list[Section], body: Body):
         info_count = 1
         for _ in range(3):          # the info page count shifts every page number: settle it
@@ -119,7 +140,7 @@ class PackBuilder:
         return pdf, runs
 
 
-RUN_TITLES = {"duplex": "双面 · 200–250 g 卡纸", "fronts": "正面 · 200–250 g 卡纸", "card": "单面 · 200–250 g 卡纸",
+RUN_TITLES = {"rules": "双面 · 普通纸 · 规则书", "duplex": "双面 · 200–250 g 卡纸", "fronts": "正面 · 200–250 g 卡纸", "card": "单面 · 200–250 g 卡纸",
               "paper": "单面 · 普通纸", "backs": "背面 · 放回已印正面的卡纸"}
 
 
@@ -177,12 +198,13 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
 
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
-               options: PrintOptions = PrintOptions(), name_key: str | None = None) -> tuple[str, "Report"]:
+               options: PrintOptions = PrintOptions(), name_key: str | None = None,
+               name: str | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
-    name = pack_name(game, pack, paper, options, name_key)
+    name = name or pack_name(game, pack, paper, options, name_key)
     staged = {}
     try:
         for ext, data in (("pdf", pdf), ("json", (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode())):

@@ -13,11 +13,32 @@ from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
 
 
-def outline(out: pikepdf.Pdf, sections: list[Section], offset: int) -> None:
+def outline(out: pikepdf.Pdf, sections: list[Section], offset: int, body: Body | None = None) -> None:
     with out.open_outline() as tree:
         tree.root.append(OutlineItem("内容与打印说明", 0))
         for section in sections:
+            if section.kind == "rulebook":
+                tree.root.append(rulebook_outline(section, offset, body))
+                continue
             tree.root.append(OutlineItem(f"{section.name} ×{section.count}", offset + section.first_page - 1))
+
+
+def rulebook_outline(section: Section, offset: int, body: Body | None) -> OutlineItem:
+    """The rulebook's headings, nested by level, each pointing at the sheet that prints its page."""
+    where = {}
+    for number, entry in enumerate(body.entries if body else [], 1):
+        for slot in entry.get("slots", []) if entry["role"] == "rulebook" else []:
+            if slot["page"]:
+                where.setdefault(slot["page"], number)
+    item = OutlineItem(section.name, offset + section.first_page - 1)
+    stack = [(0, item)]
+    for level, title, page in section.items[0].bookmarks:
+        child = OutlineItem(title, offset + where.get(page + 1, section.first_page) - 1)
+        while stack[-1][0] >= level:
+            stack.pop()
+        stack[-1][1].children.append(child)
+        stack.append((level, child))
+    return item
 
 
 def metadata(out: pikepdf.Pdf, game: Game, pack: PackSpec, paper: str, options: PrintOptions) -> None:
@@ -62,6 +83,10 @@ def _component(game: Game, section: Section, offset: int) -> dict:
     elif section.kind == "box":
         (decks, net, cards), = section.items
         item.update(decks=[d.id for d in decks], cards=cards, size_mm=[round(v, 3) for v in net.size])
+    elif section.kind == "rulebook":
+        spec = game.spec.rulebook
+        item.update(imposition=spec.imposition, page_size_mm=list(section.items[0].size), paper="plain",
+                    duplex="short" if spec.imposition == "booklet" else "long")
     else:
         piece = game.pieces[section.id]
         item["size_mm"] = [piece.size.width, piece.size.height]

@@ -5,7 +5,8 @@ Pages come in print runs, each printed with one setting (page 1 says which):
           (duplex long / short), or gutter-fold sheets with fronts and backs side by side;
   fronts / backs   with --duplex none: fronts first, backs at the end for a manual re-feed;
   card    card stock, one-sided: boards, tokens, single-sided cards;
-  paper   plain paper: maps, score sheets, reference cards.
+  paper   plain paper: maps, score sheets, reference cards;
+  rules   plain paper: the rulebook (a booklet: duplex, flipped on the short edge).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pikepdf
 
-RUNS = ("duplex", "fronts", "card", "paper", "backs")
+RUNS = ("rules", "duplex", "fronts", "card", "paper", "backs")
 
 
 @dataclass
@@ -21,7 +22,7 @@ class Section:
     """A component in a pack: a deck's cards or a piece's copies, and the pages they are on."""
     id: str
     name: str
-    kind: str                  # "deck" or "piece"
+    kind: str                  # "deck", "piece" or "rulebook"
     run: str
     count: int
     items: list = field(default_factory=list)        # (card, copy) or PieceCopy

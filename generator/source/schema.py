@@ -101,6 +101,16 @@ class TuckBoxSpec(Strict):
     groups: list[list[ID]] | None = Field(None, description="decks that share a box; default: one box per deck "
                                           "on card stock")
 
+RULEBOOK_PAGES = {"a5": (148.0, 210.0), "a6": (105.0, 148.0), "b6": (125.0, 176.0)}  # page sizes in mm
+
+
+class RulebookSpec(Strict):
+    """How the rulebook (cards/<game>/rulebook/<language>.md) is printed."""
+    page: Union[Literal[tuple(RULEBOOK_PAGES)], Size] = Field(  # type: ignore[valid-type]
+        "a5", description="the rulebook's page size: a5, a6, b6 or {width, height} in mm")
+    imposition: Literal["booklet", "pages"] = Field(
+        "booklet", description="booklet: two pages a side, folded and stapled; pages: one page a sheet side")
+
 
 class GameSpec(Strict):
     id: ID
@@ -118,6 +128,9 @@ class GameSpec(Strict):
     claims: str | None = Field(None, description="the file of the rules document's stated claims")
     tables: list[str] = Field(default_factory=list, description="table files: typed rows that are not printed as cards")
     data: list[str] = Field(default_factory=list, description="extra YAML files the rules module reads")
+    rulebook: RulebookSpec = Field(RulebookSpec(), description="how rulebook/<language>.md is printed")
+    supplies: list[str] = Field(default_factory=list,
+                                description="household items the pack does not hold, printed on page 1")
     packs: list[PackSpec]
     tuck_boxes: TuckBoxSpec | None = Field(None, description="print a tuck box for every deck or group of decks")
 

@@ -1,0 +1,289 @@
+"""The rulebook's pages: its HTML body (source/rulebook.py) laid out by WeasyPrint on A5 pages (or the
+game's page size) with the game's fonts, the engine's rulebook.css and the game's own
+templates/<game>/rulebook.css when there is one; figures drawn from the game's own faces and pieces.
+
+A figure is an empty box of the right size in the HTML; after layout its card face (a form XObject,
+clipped to the trim) or its piece (drawn by the board drawer) is placed in that box, so it prints as
+sharp as the card itself. The pages are checked while laid out: every line inside the page's safe
+area (its margins), no character without a glyph. Finished pages are cached by a hash of all that
+decides them, like faces.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+
+import pikepdf
+from pikepdf import Dictionary
+
+from generator.atomic import write_atomic
+from generator.errors import PnpError, Problem
+from generator.geometry import Rect, pt
+from generator.render.fontmerge import merge_fonts
+from generator.render.cache import FileHashes, engine_fingerprint
+from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
+from generator.source.assets import describe_char
+from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
+from generator.source.paper_words import translator
+
+PX = 25.4 / 96                         # mm per CSS pixel
+MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the page number), left
+FIGURE_HEIGHT = 0.42                   # a figure takes at most this share of the page's text height
+RULEBOOK_CSS = "base/rulebook.css"
+SOURCES = ("render/rulebook.py", "source/rulebook.py", "source/words.py")
+
+
+@dataclass
+class RulebookPages:
+    """The rulebook laid out: its pages (one PDF) and its headings with the page each is on."""
+    pdf: pikepdf.Pdf
+    bookmarks: list[tuple[int, str, int]]        # (level, title, 0-based page)
+    size: tuple[float, float]
+
+    @property
+    def count(self) -> int:
+        return len(self.pdf.pages)
+
+
+class RulebookRenderer:
+    """Renders one game's rulebook for each pack (and once for every player count)."""
+
+    def __init__(self, project, assets, game, card_renderer=None):
+        self.project, self.assets, self.game = project, assets, game
+        self.cards = card_renderer
+        self.path = rulebook_file(game)
+        self._ = translator(game.spec.language, self.env.globals.get("_"))    # a catalogue's, when installed
+        self.book = Rulebook(game, self.path, project.display(self.path), assets, self._) if self.path else None
+        self.size = page_size(game)
+        self.hashes = FileHashes(project)
+        self._open: list = []                     # source PDFs of figures, kept open while used
+
+    @property
+    def exists(self) -> bool:
+        return self.book is not None
+
+    @functools.cached_property
+    def env(self):
+        return jinja_env(self.project, self.assets, self.game.spec.keywords)
+
+    def text(self, pack) -> RulebookText:
+        return self.book.text(pack)
+
+    def render(self, pack) -> RulebookPages:
+        """The rulebook for one pack (pack None: the standalone one, every player count)."""
+        text = self.text(pack)
+        html = self._document(text, pack)
+        figures = [(f, self._figure_source(f, pack)) for f in text.figures]
+        key = self._key(html, figures)
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
+        self._check_glyphs(text)
+        document = self._layout(html)
+        pdf = pikepdf.open(io.BytesIO(document.write_pdf()))
+        self._place_figures(pdf, document, figures)
+        merge_fonts(pdf, self.assets)          # a figure's face carries its fonts without programs
+        bookmarks = [(level, label, number) for number, page in enumerate(document.pages)
+                     for level, label, _, _ in page.bookmarks]
+        buffer = io.BytesIO()
+        pdf.save(buffer, deterministic_id=True, compress_streams=True)
+        store = self.project.build / ".cache" / "rulebook"
+        write_atomic(store / f"{key}.pdf", buffer.getvalue(), durable=False)
+        write_atomic(store / f"{key}.json", json.dumps(bookmarks, ensure_ascii=False).encode(), durable=False)
+        return self._cached(key)
+
+    # --- the HTML document ---------------------------------------------------------------------
+    def _document(self, text: RulebookText, pack) -> str:
+        w, h = self.size
+        body = text.body
+        for figure in text.figures:
+            fw, fh = self._figure_box(figure)
+            body = body.replace(f'id="{figure.anchor}"', f'id="{figure.anchor}" style="width: {fw:.3f}mm; '
+                                f'height: {fh:.3f}mm"', 1)
+        split = body.find("<h2")               # the contents follow the title block
+        before, after = (body[:split], body[split:]) if split > 0 else ("", body)
+        own_css = self.project.template(f"{self.game.id}/rulebook.css")
+        return self.env.get_template("base/rulebook.html").render(
+            game=self.game.spec, page={"width": w, "height": h}, margins=MARGINS, font_css=self.assets.font_face_css(),
+            own_css=own_css.as_uri() if own_css else None, before=before, after=after,
+            contents=[(title, anchor) for level, title, anchor in text.headings if level == 2],
+            edition=self._pack_label(pack), _=self._)
+
+    def _pack_label(self, pack) -> str:
+        if pack is None:
+            return self._("All player counts")
+        return pack_value(self.game, pack, self._)["label"]
+
+    def _text_area(self) -> tuple[float, float]:
+        top, right, bottom, left = MARGINS
+        return self.size[0] - left - right, self.size[1] - top - bottom
+
+    def _figure_natural(self, figure: Figure) -> tuple[float, float]:
+        if figure.kind == "card":
+            deck, _, _ = figure.ref.partition("/")
+            return self.game.decks[deck].trim
+        piece = self.game.pieces[figure.ref]
+        return piece.size.width, piece.size.height
+
+    def _figure_box(self, figure: Figure) -> tuple[float, float]:
+        w, h = self._figure_natural(figure)
+        tw, th = self._text_area()
+        scale = min(1.0, tw / w, th * FIGURE_HEIGHT / h)
+        return w * scale, h * scale
+
+    # --- figures: the game's own faces and pieces ---------------------------------------------------
+    def _figure_source(self, figure: Figure, pack) -> tuple[pikepdf.Page, float, str]:
+        """(page, bleed in mm, key) of what the figure shows."""
+        if figure.kind == "card":
+            deck_id, _, card_id = figure.ref.partition("/")
+            deck = self.game.decks[deck_id]
+            face = self.cards.face(deck, deck.card(card_id), "face")
+            rendered = self.cards.render([face])
+            self._open.append(rendered)
+            return rendered.pages[face.key], deck.bleed, face.key
+        data = self._draw_piece(figure.ref, pack)
+        pdf = pikepdf.open(io.BytesIO(data))
+        self._open.append(pdf)
+        return pdf.pages[0], 0.0, hashlib.sha256(data).hexdigest()
+
+    def _draw_piece(self, piece_id: str, pack) -> bytes:
+        from generator.check.validate import context as expression_context
+        from generator.geometry import Placement, PieceSheet
+        from generator.render.pieces import PieceCopy, PieceDrawer
+        piece = self.game.pieces[piece_id]
+        spec = pack if pack is not None else _largest(self.game)
+        colours = self.game.spec.player_colours
+        copy = PieceCopy(piece, 1, colours[0] if piece.per_player and colours else None)
+        w, h = copy.size
+        sheet = PieceSheet((w, h), [Placement(copy, Rect(0, 0, w, h))])
+        return PieceDrawer(self.assets, self.game).draw_sheets([sheet], spec, expression_context(self.game))
+
+    def _place_figures(self, pdf: pikepdf.Pdf, document, figures) -> None:
+        where = {}
+        for number, page in enumerate(document.pages):
+            for name, (x, y, *_) in page.anchors.items():
+                where.setdefault(name, (number, x * PX, y * PX))
+        for index, (figure, (source, bleed, _)) in enumerate(figures):
+            if figure.anchor not in where:
+                continue
+            number, x, y = where[figure.anchor]
+            page = pdf.pages[number]
+            fw, fh = self._figure_box(figure)
+            nw, nh = self._figure_natural(figure)
+            scale = fw / nw
+            form = pdf.copy_foreign(source.as_form_xobject())
+            name = f"/PnpFig{index}"
+            if "/Resources" not in page.obj:
+                page.obj.Resources = Dictionary()
+            if "/XObject" not in page.obj.Resources:
+                page.obj.Resources.XObject = Dictionary()
+            page.obj.Resources.XObject[name] = form
+            ph = float(page.mediabox[3])
+            x0, y0 = pt(x - bleed * scale), ph - pt(y + fh + bleed * scale)
+            ops = (f"q {pt(x)} {ph - pt(y + fh):.4f} {pt(fw)} {pt(fh)} re W n "
+                   f"{scale:.6f} 0 0 {scale:.6f} {x0:.4f} {y0:.4f} cm {name} Do Q")
+            # WeasyPrint leaves its own y-flip in force at the end of the page: isolate it first.
+            page.contents_add(pikepdf.Stream(pdf, b"q\n"), prepend=True)
+            page.contents_add(pikepdf.Stream(pdf, b"\nQ\n" + ops.encode("ascii")), prepend=False)
+
+    # --- layout and its checks -------------------------------------------------------------------
+    def _layout(self, html: str):
+        from generator.render.weasy import weasyprint
+        with captured_warnings() as warnings:
+            document = weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
+                                         url_fetcher=fenced_fetcher(self.project.readable_roots())).render()
+        problems = [Problem(self.book.display, None, m) for m in serious_warnings(warnings)]
+        problems += [Problem(self.book.display, None, m) for m in outside_safe_area(document)]
+        if problems:
+            raise PnpError(problems)
+        return document
+
+    def _check_glyphs(self, text: RulebookText) -> None:
+        missing = self.assets.missing(text.printed, icons=True)
+        if missing:
+            raise PnpError([Problem(self.book.display, _line_of(self.book.source, c),
+                                    f"character {describe_char(c)} is in no bundled font and has no icon")
+                            for c in missing])
+
+    # --- the cache ---------------------------------------------------------------------------------
+    def _key(self, html: str, figures) -> str:
+        files = [self.project.template(RULEBOOK_CSS), self.project.template("base/rulebook.html")]
+        own = self.project.template(f"{self.game.id}/rulebook.css")
+        files += [own] if own else []
+        files += [font.path for font in self.assets.fonts]
+        parts = [engine_fingerprint(), _sources_hash(), html, repr(self.size)]
+        parts += [self.hashes.of(f) for f in files] + self.hashes.icons_in(html)
+        parts += [f"{f.anchor}:{key}" for f, (_, _, key) in figures]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()[:40]
+
+    def _cached(self, key: str) -> RulebookPages | None:
+        store = self.project.build / ".cache" / "rulebook"
+        try:
+            data = (store / f"{key}.pdf").read_bytes()
+            bookmarks = [tuple(b) for b in json.loads((store / f"{key}.json").read_text(encoding="utf-8"))]
+            pdf = pikepdf.open(io.BytesIO(data))
+        except (OSError, ValueError, pikepdf.PdfError):
+            return None
+        return RulebookPages(pdf, bookmarks, self.size)
+
+
+@functools.cache
+def _sources_hash() -> str:
+    from pathlib import Path
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        digest.update((package / name).read_bytes())
+    return digest.hexdigest()
+
+
+def _largest(game):
+    standard = [p for p in game.packs if not p.optional] or list(game.packs)
+    return max(standard, key=lambda p: p.players)
+
+
+def _line_of(source: str, char: str) -> int | None:
+    for number, line in enumerate(source.splitlines(), 1):
+        if char in line:
+            return number
+    return None
+
+
+def outside_safe_area(document, tolerance: float = 0.5) -> list[str]:
+    """A line, image or table that runs past the page's margins (its safe area), page by page."""
+    from weasyprint.formatting_structure import boxes
+    found = []
+    for number, page in enumerate(document.pages, 1):
+        box = page._page_box
+        left, top = box.content_box_x(), box.content_box_y()
+        right, bottom = left + box.width, top + box.height
+        content = [c for c in box.children if not isinstance(c, boxes.MarginBox)]   # not the page number
+        for child in (d for c in content for d in c.descendants()):
+            if not isinstance(child, (boxes.LineBox, boxes.ReplacedBox, boxes.TableBox)):
+                continue
+            x, y, w, h = _extent(child)
+            if x < left - tolerance or y < top - tolerance or x + w > right + tolerance or y + h > bottom + tolerance:
+                found.append(f"rulebook page {number}: {_what(child)} runs outside the page's safe area "
+                             f"({(x + w - right) * PX:+.1f} mm right, {(y + h - bottom) * PX:+.1f} mm below)")
+    return found
+
+
+def _extent(box) -> tuple[float, float, float, float]:
+    """Where a box's content is: a line by the text and images on it (a line box itself is as wide
+    as its block, trailing space included)."""
+    from weasyprint.formatting_structure import boxes
+    if isinstance(box, boxes.LineBox) and box.children:
+        parts = [(c.position_x, c.position_y, c.margin_width(), c.margin_height()) for c in box.children
+                 if not (isinstance(c, boxes.TextBox) and not c.text.strip())]
+        if parts:
+            x0, y0 = min(p[0] for p in parts), min(p[1] for p in parts)
+            return x0, y0, max(p[0] + p[2] for p in parts) - x0, max(p[1] + p[3] for p in parts) - y0
+    return box.position_x, box.position_y, box.margin_width(), box.margin_height()
+
+
+def _what(box) -> str:
+    text = "".join(getattr(b, "text", "") for b in box.descendants())[:30]
+    return f"the text “{text}”" if text else type(box).__name__.replace("Box", "").lower()

@@ -1,0 +1,49 @@
+"""The standalone rulebook, build/<game>/<game>-rules-<paper>.pdf: every player count (pack = none),
+imposed as the game asks (a booklet by default), with its headings as bookmarks and a manifest
+beside it, written only after it passes preflight, like a pack."""
+from __future__ import annotations
+
+import io
+
+import pikepdf
+from pikepdf import Dictionary, Name
+
+from generator import __version__
+from generator.geometry import PAPERS
+from generator.render.fontmerge import merge_fonts
+from generator.sheets import pack_record
+from generator.sheets.booklet import impose
+from generator.sheets.sections import Body, Section
+
+
+def rules_name(game, paper: str) -> str:
+    return f"{game.id}-rules-{paper}"
+
+
+def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dict]:
+    """The rules PDF for one paper from the rulebook's pages (RulebookPages), and its manifest."""
+    body = Body(pikepdf.new())
+    section = Section("rulebook", title, "rulebook", "rules", pages.count, [pages])
+    for entry in impose(body.pdf, pages.pdf, paper, game.spec.rulebook.imposition, pages.size):
+        body.add(entry, section, run="rules")
+    merge_fonts(body.pdf, assets)
+    with body.pdf.open_outline() as tree:
+        tree.root.append(pack_record.rulebook_outline(section, 0, body))
+    spec = game.spec.rulebook
+    duplex = Name.DuplexFlipShortEdge if spec.imposition == "booklet" else Name.DuplexFlipLongEdge
+    body.pdf.docinfo = body.pdf.make_indirect(Dictionary(Title=f"{game.spec.title} · {title}",
+                                                         Producer=f"pnp {__version__}", Creator="pnp"))
+    body.pdf.Root.PageMode = Name.UseOutlines
+    body.pdf.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"), Duplex=duplex)
+    buffer = io.BytesIO()
+    body.pdf.save(buffer, deterministic_id=True, compress_streams=True,
+                  object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    manifest = {"game": game.id, "title": game.spec.title, "pack": "rules", "players": None, "paper": paper,
+                "page_size_mm": list(PAPERS[paper]), "file": f"{rules_name(game, paper)}.pdf",
+                "units": "mm, origin top-left of the page",
+                "components": [{"id": "rulebook", "name": title, "kind": "rulebook", "count": pages.count,
+                                "run": "rules", "pages": [1, len(body.entries)], "imposition": spec.imposition,
+                                "page_size_mm": list(pages.size), "paper": "plain",
+                                "duplex": "short" if spec.imposition == "booklet" else "long"}],
+                "pages": [{"number": n, **entry} for n, entry in enumerate(body.entries, 1)]}
+    return buffer.getvalue(), manifest

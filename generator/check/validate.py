@@ -15,6 +15,7 @@ from typing import Any
 from generator.source.assets import Assets, describe_char
 from generator.errors import Problem
 from generator.check.expr import ExprError, evaluate
+from generator.check.translations import translation_checks
 from generator.source.game import Game
 from generator.source.load import rules_line
 from generator.source.markup import PLACEHOLDER, TextError, fill_placeholders, plain_text
@@ -32,6 +33,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += template_checks(project, game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
+    problems += translation_checks(project, game)
     return problems
 
 

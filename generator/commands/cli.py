@@ -111,27 +111,44 @@ def list_games(ctx, project_dir):
             click.echo(f"  pack  {pack.players}p{label}: " + ", ".join(f"{d} {e.count}" for d, e in pack.decks.items()))
 
 
+def _lang_option(func):
+    return click.option("--lang", help="One language of the game, e.g. en or zh-Hans (default: every language it has).")(func)
+
+
 @main.command()
 @click.argument("game", required=False)
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def validate(ctx, game, project_dir):
-    """Schema and rules checks; exit 0 when clean, 1 with errors."""
-    from generator.sheets.kit import check_game
+def validate(ctx, game, lang, project_dir):
+    """Schema and rules checks of every language; exit 0 when clean, 1 with errors."""
+    from generator.check.translations import coverage_line
+    from generator.sheets.kit import check_game, editions, plural
     project, assets = _open(ctx, project_dir)
     failed = False
     for game_id in [game] if game else project.games():
         try:
-            checked = check_game(project, assets, game_id)
+            languages = editions(project, game_id, lang)
         except PnpError as exc:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
             failed = True
             continue
-        for note in checked.notes:
-            click.echo(str(note))
-        click.echo(f"{game_id}: valid ({len(checked.notes)} notes)")
+        for language in languages:
+            label = f"{game_id} ({language})" if len(languages) > 1 or lang else game_id
+            try:
+                checked = check_game(project, assets, game_id, language)
+            except PnpError as exc:
+                for problem in exc.problems:
+                    click.echo(str(problem), err=True)
+                failed = True
+                continue
+            for note in checked.notes:
+                click.echo(str(note))
+            if not checked.game.is_source:
+                click.echo(f"{game_id}: {coverage_line(checked.game)}")
+            click.echo(f"{label}: valid ({plural(len(checked.notes), 'note')})")
     ctx.exit(1 if failed else 0)
 
 
@@ -161,10 +178,11 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Processes rendering card faces (default: every core).")
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, jobs, only, project_dir):
+def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, jobs, only, lang, project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
     Every pack is read back and preflighted before it replaces the previous file. Card faces
@@ -189,8 +207,12 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
     assets = None
+    from generator.source.load import game_languages
     for game_id in games:
-        settings = {"players": counts, "paper": paper, "options": options}
+        languages = game_languages(project, game_id)
+        if lang and lang not in languages:
+            raise click.UsageError(f"{game_id} has no {lang} edition (languages: {', '.join(languages)})")
+        settings = {"players": counts, "paper": paper, "options": options, "lang": lang}
         inputs = stamp.inputs_hash(project.root, game_id, settings)
         current = stamp.up_to_date(project.root, game_id, inputs)
         if current is not None:
@@ -198,8 +220,11 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
             continue
         from generator.sheets.kit import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
-        written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
-                                options=options, jobs=_jobs(jobs), progress=_progress)
+        written = []
+        for language in [lang] if lang else languages:
+            files, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
+                                  options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
+            written += files
         stamp.record(project.root, game_id, written, inputs)
 
 
@@ -277,38 +302,44 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
 @click.option("--icc", type=click.Path(dir_okay=False), help="The shop's CMYK ICC profile for --pdfx.")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to export (default: the largest).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Processes drawing images (default: every core).")
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def export(ctx, game, shop, dpi, tts, pdfx, icc, players, jobs, project_dir):
+def export(ctx, game, shop, dpi, tts, pdfx, icc, players, jobs, lang, project_dir):
     """Files for print shops and Tabletop Simulator, written to build/<game>/."""
     if not shop and not tts:
         raise click.UsageError("say what to export: --shop tgc|mpc|dtc|png and/or --tts")
     if pdfx and shop != "dtc":
         raise click.UsageError("--pdfx applies to the PDF of --shop dtc")
+    from generator.sheets.kit import editions
     project, assets = _open(ctx, project_dir)
     jobs = _jobs(jobs)
-    if shop:
-        from generator.export.shops import export_shop
-        export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo)
-    if tts:
-        from generator.export.tts import export_tts
-        export_tts(project, assets, game, players, jobs, say=click.echo)
+    for language in editions(project, game, lang):
+        if shop:
+            from generator.export.shops import export_shop
+            export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo, lang=language)
+        if tts:
+            from generator.export.tts import export_tts
+            export_tts(project, assets, game, players, jobs, say=click.echo, lang=language)
 
 
 @main.command()
 @click.argument("game", required=False)
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to show (default: the largest).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def gallery(ctx, game, players, jobs, project_dir):
-    """A web page of every card and board: build/<game>/gallery/index.html."""
+def gallery(ctx, game, players, jobs, lang, project_dir):
+    """A web page of every card and board: build/<game>/gallery/index.html (gallery-<lang>/ per language)."""
     from generator.export.gallery import build_gallery
+    from generator.sheets.kit import editions
     project, assets = _open(ctx, project_dir)
     for game_id in [game] if game else project.games():
-        build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo)
+        for language in editions(project, game_id, lang):
+            build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo, lang=language)
 
 
 @main.command()
@@ -329,17 +360,19 @@ def serve(ctx, port, project_dir):
 @main.command("new")
 @click.argument("game")
 @click.option("--title", help="The game's title (default: made from GAME).")
+@click.option("--lang", type=click.Choice(["en", "zh-Hans"]), default="en", show_default=True,
+              help="The language the new game's cards and templates are written in.")
 @_project_option
 @click.pass_context
 @handles_problems
-def new_game(ctx, game, title, project_dir):
+def new_game(ctx, game, title, lang, project_dir):
     """Start a game: cards/GAME and templates/GAME that validate and build as written."""
     from pathlib import Path
 
     from generator.commands.newgame import new_game as make
     root = Path(project_dir or ctx.find_root().params.get("project_dir") or ".").resolve()
     (root / "cards").mkdir(parents=True, exist_ok=True)
-    written = make(root, game, title)
+    written = make(root, game, title, lang)
     for name in written:
         click.echo(f"  wrote {name}")
     click.echo(f"{game}: ready. Next: pnp validate {game}, then pnp build {game} --players 2; "
@@ -380,10 +413,11 @@ def preflight(ctx, pdf, manifest):
 @click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
 @click.option("--printer", help="Name to save the measured offset under (with --offset).")
 @click.option("--offset", help="The X,Y read off the printed calibration sheet: saves it for --printer.")
+@click.option("--lang", help="The sheet's language, en or zh-Hans (default: the language of the project's games).")
 @_project_option
 @click.pass_context
 @handles_problems
-def calibrate(ctx, paper, duplex, printer, offset, project_dir):
+def calibrate(ctx, paper, duplex, printer, offset, lang, project_dir):
     """Print a two-sided calibration sheet, or save the offset read off it for a printer."""
     from generator.atomic import write_atomic
     from generator.sheets.calibrate import calibration_sheet
@@ -397,8 +431,15 @@ def calibrate(ctx, paper, duplex, printer, offset, project_dir):
         click.echo(f"saved back offset {values[0]:g},{values[1]:g} mm for printer '{printer}' in "
                    f"{project.display(path)}; builds use it (or pass --printer {printer})")
         return
+    from generator.source.i18n import ENGINE_LANGUAGES
+    from generator.source.load import game_languages
+    if lang is None:
+        sources = {game_languages(project, g)[0] for g in project.games()}
+        lang = sources.pop() if len(sources) == 1 else "en"
+    elif lang not in ENGINE_LANGUAGES:
+        raise click.UsageError(f"--lang: the engine speaks {' and '.join(ENGINE_LANGUAGES)}, not {lang!r}")
     target = project.build / f"calibration-{paper}-{duplex}.pdf"
-    write_atomic(target, calibration_sheet(assets, paper, duplex))
+    write_atomic(target, calibration_sheet(assets.edition(lang), paper, duplex, lang))
     click.echo(f"wrote {project.display(target)}: print it two-sided, read X and Y, then run "
                f"pnp calibrate --printer NAME --offset X,Y")
 

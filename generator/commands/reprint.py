@@ -21,6 +21,7 @@ from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack
 from generator.source.project import Project
 from generator.render.cards import CardRenderer
+from generator.source.i18n import translator
 
 TRACKED = ["cards", "templates", "fonts", "icons"]
 
@@ -94,7 +95,7 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     written = []
     for paper in papers or list(PAPERS):
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
-                                      reprint_of=since or "上次构建")
+                                      reprint_of=since or translator(game.spec.language).gettext("the last build"))
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
         say(f"wrote {path} ({len(changes)} changed cards, {report.cards} to print; preflight ok)")
         written.append(path)

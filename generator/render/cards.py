@@ -86,7 +86,7 @@ class CardRenderer:
         self.ink_saver = ink_saver
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
-        self.env = jinja_env(project, assets, game.spec.keywords)
+        self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         self.colours = {c.id: c for c in game.spec.player_colours}
         self.font_css = assets.font_face_css()
         self._stylesheet_hashes: dict[str, str] = {}
@@ -145,7 +145,8 @@ class CardRenderer:
         w, h = face.deck.trim
         context = dict(card=card, deck=face.deck.spec, game=self.game.spec, derived=self.game.derived,
                        colours=self.colours, player=player, fit=fit, side=face.side,
-                       trim={"width": w, "height": h}, bleed=face.deck.bleed, safe=face.deck.safe)
+                       trim={"width": w, "height": h}, bleed=face.deck.bleed, safe=face.deck.safe,
+                       _=self.game.translate, lang=self.game.spec.language)
         try:
             html = self.env.get_template(face.template).render(**context)
         except TemplateSyntaxError as exc:
@@ -261,7 +262,8 @@ class CardRenderer:
                     documents[face.key] = (doc, page)
                 pending = overflowing
             if pending:
-                raise PnpError([Problem(*f.source, f"{f.label}: text does not fit its box in {f.template} even "
+                edition = f"the {self.game.language} text" if len(self.game.languages) > 1 else "text"
+                raise PnpError([Problem(*f.source, f"{f.label}: {edition} does not fit its box in {f.template} even "
                                         f"at {int(FIT_STEPS[-1] * 100)} % size", "shorten the text")
                                 for f in pending])
             first = documents[faces[0].key][0]

@@ -27,7 +27,7 @@ class InfoPage:
 
     def __init__(self, project: Project, assets: Assets, game: Game):
         self.project, self.assets, self.game = project, assets, game
-        self.env = jinja_env(project, assets, game.spec.keywords)
+        self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         self.hashes = FileHashes(project)
         self.extra = f"{game.id}/info.html" if project.template(f"{game.id}/info.html") else None
 

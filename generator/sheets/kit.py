@@ -21,7 +21,12 @@ from generator.source.project import Project
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
 
-FACES_RECORD = ".faces.json"     # build/<game>/: the face keys of the last build, for `pnp reprint`
+FACES_RECORD = ".faces.json"
+
+
+def plural(n: int, noun: str) -> str:
+    """The terminal's English: "1 face", "2 faces"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"     # build/<game>/: the face keys of the last build, for `pnp reprint`
 
 
 @dataclass
@@ -30,14 +35,32 @@ class Checked:
     notes: list[Problem] = field(default_factory=list)
 
 
-def check_game(project: Project, assets: Assets, game_id: str) -> Checked:
-    """Load and validate; raise PnpError with every error, return the notes."""
-    game = load_game(project, game_id)
-    problems = validate(project, game, assets)
+def check_game(project: Project, assets: Assets, game_id: str, lang: str | None = None) -> Checked:
+    """Load one edition (default: the source language) and validate it; raise PnpError with
+    every error, return the notes."""
+    game = load_game(project, game_id, lang)
+    problems = validate(project, game, assets.edition(game.spec.language))
     errors = errors_only(problems)
+    if not errors and not game.is_source:
+        errors = face_checks(project, assets, game)
     if errors:
         raise PnpError(errors)
     return Checked(game, [p for p in problems if p.note])
+
+
+def face_checks(project: Project, assets: Assets, game: Game) -> list[Problem]:
+    """Every card's templates run in this edition (no WeasyPrint): a `_()` of a value the
+    catalogue lacks, e.g. an enum value, is reported at its template line."""
+    renderer = CardRenderer(project, assets.edition(game.spec.language), game)
+    problems = []
+    for deck in game.decks.values():
+        for card in deck.cards:
+            for side in ("face", "back") if deck.spec.back else ("face",):
+                try:
+                    renderer.face(deck, card, side)
+                except PnpError as exc:
+                    problems += [p for p in exc.problems if (p.path, p.line) not in {(q.path, q.line) for q in problems}]
+    return problems
 
 
 def select_packs(game: Game, players: list[int] | None):
@@ -122,27 +145,43 @@ def sweep_stale(folder) -> None:
             pass
 
 
+def editions(project: Project, game_id: str, lang: str | None = None) -> list[str]:
+    """The languages to build: `lang`, or every language the game has."""
+    from generator.source.load import game_languages
+    languages = game_languages(project, game_id)
+    if lang is None:
+        return languages
+    if lang not in languages:
+        raise PnpError(Problem(f"cards/{game_id}/game.yaml", None,
+                               f"no {lang} edition (languages: {', '.join(languages)})"))
+    return [lang]
+
+
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
-               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> tuple[list[str], list[str]]:
-    """Build the packs; return the files written and the faces rendered (not from the cache)."""
-    game = check_game(project, assets, game_id).game
+               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
+               lang: str | None = None) -> tuple[list[str], list[str]]:
+    """Build the packs of one edition (default: the source language); return the files
+    written and the faces rendered (not from the cache)."""
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
+    label = f"{game_id} ({game.language})" if len(game.languages) > 1 else game_id
     packs = select_packs(game, players)
     sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
     rendered = renderer.render(list(faces.values()), jobs=jobs,
-                               progress=progress(game_id, len(faces)) if progress else None)
+                               progress=progress(label, len(faces)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
-    say(f"{game_id}: rendered {len(rendered.fresh)} faces, {cached} from the cache")
+    say(f"{label}: rendered {plural(len(rendered.fresh), 'face')}, {cached} from the cache")
     builder = PackBuilder(project, assets, game, rendered, faces, options)
     written = []
     for pack in packs:
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
-            say(f"wrote {path} ({len(manifest['pages'])} pages, {report.cards} cards; preflight ok)")
+            say(f"wrote {path} ({plural(len(manifest['pages']), 'page')}, {plural(report.cards, 'card')}; preflight ok)")
             written.append(path)
-    if not options.ink_saver:
+    if not options.ink_saver and game.is_source:      # reprint compares the source edition's faces
         record_faces(project, game, faces, packs)
     return written, rendered.fresh

@@ -9,19 +9,22 @@ from generator import __version__
 from generator.geometry import PAPERS
 from generator.sheets.sections import Body, Section
 from generator.source.game import Game
+from generator.source.i18n import translator
 from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
 
 
-def outline(out: pikepdf.Pdf, sections: list[Section], offset: int) -> None:
+def outline(out: pikepdf.Pdf, sections: list[Section], offset: int, lang: str) -> None:
     with out.open_outline() as tree:
-        tree.root.append(OutlineItem("内容与打印说明", 0))
+        tree.root.append(OutlineItem(translator(lang).gettext("Contents and printing"), 0))
         for section in sections:
             tree.root.append(OutlineItem(f"{section.name} ×{section.count}", offset + section.first_page - 1))
 
 
 def metadata(out: pikepdf.Pdf, game: Game, pack: PackSpec, paper: str, options: PrintOptions) -> None:
-    title = f"{game.spec.title} · {pack.players} 人 · {paper.upper()}"
+    t = translator(game.spec.language)
+    players = t.ngettext("%(num)d player", "%(num)d players", pack.players) % {"num": pack.players}
+    title = f"{game.spec.title} · {players} · {paper.upper()}"
     out.docinfo = out.make_indirect(Dictionary(Title=title, Producer=f"pnp {__version__}", Creator="pnp"))
     out.Root.PageMode = Name.UseOutlines
     duplex = {"long": Name.DuplexFlipLongEdge, "short": Name.DuplexFlipShortEdge}.get(options.duplex, Name.Simplex)

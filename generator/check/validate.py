@@ -39,7 +39,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
 
 def context(game: Game, **extra: Any) -> dict:
     return {"game": game, "derived": game.derived, "decks": {d: deck.cards for d, deck in game.decks.items()},
-            "tables": game.tables, **extra}
+            "tables": game.tables, "_": game.translate, **extra}
 
 
 def derive(project: Project, game: Game) -> list[Problem]:

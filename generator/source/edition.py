@@ -62,11 +62,13 @@ class Overlay:
     def string(self, text: Any, file: str, loc: tuple, what: str, table: dict | None = None,
                key: Any = None) -> Any:
         """A string's translation: from `table[key]` (decks:, colours: …) or else `text:`."""
-        if not isinstance(text, str) or not needs_translation(text):
+        if not isinstance(text, str):
             return text
         found = table.get(key) if table is not None else None
         if found is None:
             found = self.cat.text.get(text)
+        if found is None and not needs_translation(text):
+            return text
         self.count("strings", found is not None)
         if found is None:
             self.lack("strings", file, line_at(self.game.files.get(file), loc)[1], f"{what} {text!r}")
@@ -88,6 +90,8 @@ class Overlay:
         update["title"] = self._field(spec.title, cat.title, ("title",), "title")
         if spec.subtitle:
             update["subtitle"] = self._field(spec.subtitle, cat.subtitle, ("subtitle",), "subtitle")
+        if spec.source:          # page 1 credits it
+            update["source"] = self.string(spec.source, self.game_file, ("source",), "source")
         if cat.keywords is not None:
             update["keywords"] = list(cat.keywords)
         elif spec.keywords:

@@ -99,10 +99,12 @@ class Game:
         the catalogue lacks is an error (its template line is reported), never silently
         printed in the source language."""
         from generator.source.edition import MissingText, needs_translation
-        if self.is_source or not isinstance(text, str) or not needs_translation(text):
+        if self.is_source or not isinstance(text, str):
             return text
         if text in self.text:
             return self.text[text]
+        if not needs_translation(text):          # numbers, signs, icons read the same
+            return text
         raise MissingText(f"no {self.language} translation of {text!r} under text: in {self.catalogue}")
 
     @property

@@ -2,7 +2,7 @@
 
 It writes cards/<game>/ (game.yaml, a small deck with a shared back, a quick-reference card,
 a board and pawns, a rules module with one claim) and templates/<game>/ from the files in
-generator/scaffold/, with the game's id and title filled in. The result validates and builds
+generator/scaffold/<lang>/ (English or Chinese: the same game written in each), with the game's id and title filled in. The result validates and builds
 as created. A project without fonts/ and icons/ gets the bundled ones from this checkout.
 """
 from __future__ import annotations
@@ -18,7 +18,10 @@ CHECKOUT = Path(__file__).resolve().parent.parent.parent        # fonts/ and ico
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
+SCAFFOLD_LANGUAGES = ("en", "zh-Hans")       # scaffold/<lang>/: the same game written in each
+
+
+def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en") -> list[str]:
     if not GAME_ID.match(game_id):
         raise PnpError(Problem(game_id, None, "a game id is lower-case letters, digits and '-'",
                                "for example: river-crossing"))
@@ -35,7 +38,10 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
             shutil.copytree(CHECKOUT / shared, root / shared)
             written.append(f"{shared}/")
     values = {"__GAME__": game_id, "__TITLE__": title or game_id.replace("-", " ").title()}
-    for source, target in ((SCAFFOLD / "cards", cards), (SCAFFOLD / "templates", templates)):
+    if lang not in SCAFFOLD_LANGUAGES:
+        raise PnpError(Problem(lang, None, f"pnp new writes games in {' or '.join(SCAFFOLD_LANGUAGES)}"))
+    scaffold = SCAFFOLD / lang
+    for source, target in ((scaffold / "cards", cards), (scaffold / "templates", templates)):
         for path in sorted(source.iterdir()):
             text = path.read_text(encoding="utf-8")
             for key, value in values.items():

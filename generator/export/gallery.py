@@ -11,7 +11,7 @@ import functools
 import http.server
 from dataclasses import dataclass
 
-from babel import Locale
+from babel import Locale, UnknownLocaleError
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
@@ -138,7 +138,11 @@ def _editions(game: Game) -> list[dict]:
     """Links between the galleries of a game's languages, each named in its own language."""
     out = []
     for lang in game.languages:
-        name = Locale.parse(lang, sep="-").get_display_name(lang) or lang
+        try:
+            locale = Locale.parse(lang.replace("-", "_"))
+            name = locale.get_display_name(locale) or lang
+        except (ValueError, UnknownLocaleError):
+            name = lang
         out.append({"lang": lang, "name": name, "current": lang == game.language,
                     "href": f"../gallery{'-' + lang if len(game.languages) > 1 else ''}/index.html"})
     return out

@@ -79,9 +79,10 @@ class Overlay:
     def check_marks(self, source: str, found: str, loc: tuple | None, what: str) -> None:
         if kept_marks(source) != kept_marks(found):
             line = line_at(self.raw, loc)[1] if loc else None
-            self.missing.append(Problem(self.display, line, f"{what}: the {self.lang} text must keep "
-                                        f"{', '.join(sum(kept_marks(source), [])) or 'no placeholders'} "
-                                        f"as the source has them", "translate only the words"))
+            names, expressions = kept_marks(source)
+            kept = ", ".join([f"{{{n}}}" for n in names] + expressions) or "no placeholders"
+            self.missing.append(Problem(self.display, line, f"{what}: the {self.lang} text must keep {kept} "
+                                        "as the source has them", "translate only the words"))
 
     # --- the parts of a game ------------------------------------------------------------
     def spec(self):

@@ -30,7 +30,7 @@ def engine_language(lang: str) -> str:
     if lang in ENGINE_LANGUAGES:
         return lang
     try:
-        locale = Locale.parse(lang, sep="-")
+        locale = Locale.parse(lang.replace("-", "_"))
     except (ValueError, UnknownLocaleError):
         return FALLBACK
     if locale.language == "zh" and locale.script in (None, "Hans") and locale.territory not in ("TW", "HK", "MO"):

@@ -195,7 +195,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         from generator.commands.proofs import proof_cards
         project, assets = _open(ctx, project_dir)
         written, fresh = proof_cards(project, assets, game, [c.strip() for c in only.split(",") if c.strip()],
-                                     _jobs(jobs))
+                                     _jobs(jobs), lang)
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
@@ -213,7 +213,9 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         languages = game_languages(project, game_id)
         if lang and lang not in languages:
             raise click.UsageError(f"{game_id} has no {lang} edition (languages: {', '.join(languages)})")
-        settings = {"players": counts, "paper": paper, "options": options, "lang": lang}
+        settings = {"players": counts, "paper": paper, "options": options}
+        if lang:
+            settings["lang"] = lang          # (without it, the same stamp as pnp watch's)
         inputs = stamp.inputs_hash(project.root, game_id, settings)
         current = stamp.up_to_date(project.root, game_id, inputs)
         if current is not None:

@@ -50,7 +50,7 @@ def translation_checks(project: Project, game: Game) -> list[Problem]:
     seen = set()
     for path in game_templates(project, game):
         for line, text in template_literals(path):
-            if not needs_translation(text) or text in seen:
+            if not needs_translation(text, game.languages[0]) or text in seen:
                 continue
             seen.add(text)
             found = text in game.text

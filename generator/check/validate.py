@@ -45,7 +45,7 @@ def context(game: Game, **extra: Any) -> dict:
 def derive(project: Project, game: Game) -> list[Problem]:
     path = game.folder / game.spec.rules
     try:
-        derived = game.rules.derive(game)
+        derived = game.rules.derive(game.data_game)
     except Exception as exc:  # the designer's code: say where, not a traceback
         return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
     if not isinstance(derived, dict):
@@ -60,7 +60,7 @@ def rules_checks(project: Project, game: Game) -> list[Problem]:
         return []
     path = game.folder / game.spec.rules
     try:
-        found = list(check(game, game.derived) or [])
+        found = list(check(game.data_game, game.derived) or [])
     except Exception as exc:
         return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
     line = _line_of(check)

@@ -30,11 +30,18 @@ class MissingText(ValueError):
     pass
 
 
-def needs_translation(text: str) -> bool:
+SPACELESS = ("zh", "ja", "ko")      # source languages whose words are not in Latin letters
+
+
+def needs_translation(text: str, source: str = "") -> bool:
     """True when a string has words: letters outside {{ expressions }} and {placeholders}.
-    Numbers, signs, emoji and pure expressions read the same in every language."""
+    Numbers, signs, emoji and pure expressions read the same in every language; so, in data
+    written in Chinese, Japanese or Korean, do runs of Latin letters (roman numerals, "A4", ids)."""
     bare = PLACEHOLDER.sub("", EXPRESSION.sub("", text))
-    return any(unicodedata.category(c).startswith("L") for c in bare)
+    letters = [c for c in bare if unicodedata.category(c).startswith("L")]
+    if source.split("-")[0] in SPACELESS:
+        return any(ord(c) > 0x24F for c in letters)        # beyond Latin Extended-B
+    return bool(letters)
 
 
 def kept_marks(text: str) -> tuple[list[str], list[str]]:
@@ -50,6 +57,7 @@ class Overlay:
         self.missing: list[Problem] = []
         self.counts = {"card texts": [0, 0], "strings": [0, 0]}
         self.game_file = f"cards/{game.id}/game.yaml"
+        self.source = game.languages[0]
 
     def lack(self, kind: str, file: str, line: int | None, message: str) -> None:
         self.missing.append(Problem(file, line, f"{message}: no {self.lang} translation",
@@ -67,7 +75,7 @@ class Overlay:
         found = table.get(key) if table is not None else None
         if found is None:
             found = self.cat.text.get(text)
-        if found is None and not needs_translation(text):
+        if found is None and not needs_translation(text, self.source):
             return text
         self.count("strings", found is not None)
         if found is None:
@@ -91,8 +99,8 @@ class Overlay:
         update["title"] = self._field(spec.title, cat.title, ("title",), "title")
         if spec.subtitle:
             update["subtitle"] = self._field(spec.subtitle, cat.subtitle, ("subtitle",), "subtitle")
-        if spec.source:          # page 1 credits it
-            update["source"] = self.string(spec.source, self.game_file, ("source",), "source")
+        if spec.source:          # page 1 credits it; untranslated, page 1 credits the title instead
+            update["source"] = cat.text.get(spec.source)
         if cat.keywords is not None:
             update["keywords"] = list(cat.keywords)
         elif spec.keywords:
@@ -141,7 +149,7 @@ class Overlay:
         fields = dict(card.fields)
         for name in sorted(texts):
             value = card.fields.get(name)
-            if not isinstance(value, str) or not needs_translation(value):
+            if not isinstance(value, str) or not needs_translation(value, self.source):
                 continue
             found = given.get(name)
             self.count("card texts", found is not None)
@@ -237,7 +245,7 @@ def apply_catalogue(game: Game, lang: str, catalogue, display: str, raw) -> Game
     tables = overlay.tables()
     edition = replace(game, spec=spec, decks=decks, pieces=pieces, tables=tables, language=lang,
                       text=dict(catalogue.text), catalogue=display, missing=overlay.missing,
-                      coverage=overlay.counts, files={**game.files, display: raw})
+                      coverage=overlay.counts, files={**game.files, display: raw}, origin=game)
     for deck in decks.values():
         deck.game = edition
     return edition

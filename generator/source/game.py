@@ -80,6 +80,13 @@ class Game:
     catalogue: str | None = None       # the edition's i18n/<lang>.yaml as displayed, None for the source
     missing: list = field(default_factory=list)          # Problems: translations the catalogue lacks
     coverage: dict[str, list[int]] = field(default_factory=dict)  # "card texts"/"strings" -> [translated, total]
+    origin: "Game | None" = field(default=None, repr=False)  # an edition's source-language game
+
+    @property
+    def data_game(self) -> "Game":
+        """The game in its data's language: what the rules module derives from and checks, so
+        every edition prints the same numbers (a rule may read its numbers out of card text)."""
+        return self.origin or self
 
     @property
     def languages(self) -> list[str]:
@@ -103,7 +110,7 @@ class Game:
             return text
         if text in self.text:
             return self.text[text]
-        if not needs_translation(text):          # numbers, signs, icons read the same
+        if not needs_translation(text, self.languages[0]):          # numbers, signs, icons read the same
             return text
         raise MissingText(f"no {self.language} translation of {text!r} under text: in {self.catalogue}")
 

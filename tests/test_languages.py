@@ -291,3 +291,17 @@ def test_new_game_in_either_language(tmp_path):
     assert "language: zh-Hans" in (chinese / "cards/river/game.yaml").read_text(encoding="utf-8")
     valid = pnp(chinese, "validate", "river")
     assert valid.exit_code == 0, valid.output
+
+
+def test_reprint_in_english_lists_the_changed_card_in_english(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    assert pnp(project, "build", GAME, "--players", "2", "--paper", "a4").exit_code == 0
+    _edit(project, CATALOGUE, "beer: {name: Rice wine}", "beer: {name: Plum wine}")
+    result = pnp(project, "reprint", GAME, "--lang", "en", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert f"wrote build/{GAME}/{GAME}-reprint-a4-en.pdf (1 changed card," in result.output
+    first = _text(project / "build" / GAME / f"{GAME}-reprint-a4-en.pdf")[0]
+    assert "Reprint: the cards changed since the last build" in first and "Plum wine" in first
+    assert "goods/beer" in first and "face" in first and not CJK.findall(first)
+    same = pnp(project, "reprint", GAME, "--paper", "a4")               # the Chinese cards did not change
+    assert same.exit_code == 0 and f"{GAME}: nothing changed since the last build" in same.output

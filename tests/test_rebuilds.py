@@ -202,7 +202,7 @@ def test_reprint_since_a_git_revision(cephiro):
     path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--since", "HEAD", "--paper", "a4")
     assert result.exit_code == 0, result.output
-    assert "(1 changed cards, 1 to print" in result.output
+    assert "(1 changed card, 1 to print" in result.output
     bad = pnp(cephiro, "reprint", "cephiro-pillar", "--since", "no-such-rev")
     assert bad.exit_code == 1 and "cannot read revision 'no-such-rev'" in bad.output
 
@@ -308,6 +308,6 @@ def test_reprint_takes_the_pack_that_was_built(cephiro):
     path = cephiro / "cards/cephiro-pillar/oaths.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
-    assert result.exit_code == 0 and "(1 changed cards," in result.output, result.output
+    assert result.exit_code == 0 and "(1 changed card," in result.output, result.output
     manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.json").read_text())
     assert manifest["players"] == 3

@@ -100,7 +100,8 @@ def list_games(ctx, project_dir):
     project, _ = _open(ctx, project_dir)
     for game_id in project.games():
         game = load_game(project, game_id)
-        click.echo(f"{game_id}: {game.spec.title}")
+        languages = f" ({', '.join(game.languages)})" if len(game.languages) > 1 else ""
+        click.echo(f"{game_id}: {game.spec.title}{languages}")
         for deck in game.decks.values():
             total = len(deck.cards)
             click.echo(f"  deck  {deck.id:<18} {deck.spec.name} ({total} designs, {deck.trim[0]:g}×{deck.trim[1]:g} mm)")
@@ -282,17 +283,18 @@ def _progress(label: str, total: int):
 @click.option("--paper", type=click.Choice(sorted(PAPERS)), help="Paper size (default: both).")
 @click.option("--duplex", type=click.Choice(DUPLEX_MODES))
 @click.option("--jobs", type=click.IntRange(1, 64), default=None)
+@click.option("--lang", help="The language to reprint, for a game in several (default: the data's language).")
 @_project_option
 @click.pass_context
 @handles_problems
-def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
+def reprint(ctx, game, since, players, paper, duplex, jobs, lang, project_dir):
     """A pack of only the cards changed since a revision or the last build, with their backs."""
     from generator.source.options import resolve
     from generator.commands.reprint import reprint as run
     project, assets = _open(ctx, project_dir)
     options = resolve(project.root, duplex)
     run(project, assets, game, since, players, [paper] if paper else None, options, _jobs(jobs),
-        say=click.echo)
+        say=click.echo, lang=lang)
 
 
 @main.command()

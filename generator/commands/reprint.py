@@ -14,7 +14,9 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.source.assets import Assets
-from generator.sheets.kit import FACES_RECORD, check_game, faces_for, keys_by_card, pick_pack, read_record
+from generator.sheets.kit import (FACES_RECORD, check_game, faces_for, keys_by_card, pick_pack, read_record,
+                                  plural, record_key)
+from generator.source.game import Game
 from generator.errors import PnpError, Problem
 from generator.geometry import PAPERS
 from generator.source.options import PrintOptions
@@ -26,17 +28,20 @@ from generator.source.i18n import translator
 TRACKED = ["cards", "templates", "fonts", "icons"]
 
 
-def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs) -> dict:
+def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs,
+                  now: Game | None = None) -> dict:
+    lang = now.language if now is not None and not now.is_source else None
     if since is None:
-        record = read_record(project, game_id)
-        if not record["cards"]:
+        cards = read_record(project, game_id).get(record_key(now) if now is not None else "cards")
+        if not cards:
             path = project.build / game_id / FACES_RECORD
-            raise PnpError(Problem(project.display(path), None, "no earlier build of this game is recorded",
+            edition = f" in {lang}" if lang else ""
+            raise PnpError(Problem(project.display(path), None, f"no earlier build of this game{edition} is recorded",
                                    "build it once, or pass --since REV"))
-        return record["cards"]
+        return cards
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
-        game = check_game(old, Assets(old), game_id).game
+        game = check_game(old, Assets(old), game_id, lang).game
         renderer = CardRenderer(old, Assets(old), game)
         keep = [p for p in game.packs if any(p.key == q.key for q in packs)] or list(game.packs)
         return keys_by_card(faces_for(game, renderer, keep))
@@ -64,8 +69,10 @@ def _checkout(project: Project, revision: str, into: Path) -> Project:
 
 
 def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,
-            papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print) -> list[str]:
-    game = check_game(project, assets, game_id).game
+            papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print,
+            lang: str | None = None) -> list[str]:
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
     if players is None and since is None:       # the largest pack that was built, not one never printed
         built = read_record(project, game_id)["packs"]
         players = max(built) if built else None
@@ -73,7 +80,7 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, [pack])
     now = keys_by_card(faces)
-    before = previous_keys(project, assets, game_id, since, [pack])
+    before = previous_keys(project, assets, game_id, since, [pack], game)
     changes = []
     for uid, sides in now.items():
         old = before.get(uid)
@@ -97,6 +104,6 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
                                       reprint_of=since or translator(game.spec.language).gettext("the last build"))
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
-        say(f"wrote {path} ({len(changes)} changed cards, {report.cards} to print; preflight ok)")
+        say(f"wrote {path} ({plural(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
     return written

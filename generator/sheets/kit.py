@@ -119,12 +119,19 @@ def read_record(project: Project, game_id: str) -> dict:
     return record if "cards" in record else {"cards": {}, "packs": []}
 
 
+def record_key(game: Game) -> str:
+    """Where .faces.json keeps an edition's faces: "cards" for the source language (as before
+    games had languages), "cards-<lang>" for each other one."""
+    return "cards" if game.is_source else f"cards-{game.language}"
+
+
 def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
     tell what changed since, in the pack the designer printed."""
     record = read_record(project, game.id)
+    cards = record.setdefault(record_key(game), {})
     for uid, sides in keys_by_card(faces).items():
-        record["cards"].setdefault(uid, {}).update(sides)
+        cards.setdefault(uid, {}).update(sides)
     record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
     write_atomic(project.build / game.id / FACES_RECORD,
                  (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
@@ -182,6 +189,6 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options)
             say(f"wrote {path} ({plural(len(manifest['pages']), 'page')}, {plural(report.cards, 'card')}; preflight ok)")
             written.append(path)
-    if not options.ink_saver and game.is_source:      # reprint compares the source edition's faces
+    if not options.ink_saver:
         record_faces(project, game, faces, packs)
     return written, rendered.fresh

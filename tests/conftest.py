@@ -48,20 +48,24 @@ class Built:
     """The packs of one game, built once per test session."""
 
     def __init__(self, project: Path, game: str):
+        from generator.source.load import game_languages
+        from generator.source.project import Project
         self.project, self.game = project, game
         self.folder = project / "build" / game
+        languages = game_languages(Project.at(project), game)
+        self.suffix = f"-{languages[0]}" if len(languages) > 1 else ""   # the source edition's files
 
     def pdf(self, pack: int | str, paper: str) -> pikepdf.Pdf:
-        return pikepdf.open(self.folder / f"{self.game}-{_key(pack)}-{paper}.pdf")
+        return pikepdf.open(self.folder / f"{self.game}-{_key(pack)}-{paper}{self.suffix}.pdf")
 
     def largest_manifest(self) -> dict:
         """The A4 manifest of the largest standard pack: the one exports and the gallery take."""
-        manifests = [json.loads(p.read_text(encoding="utf-8")) for p in self.folder.glob(f"{self.game}-*p-a4.json")]
+        manifests = [json.loads(p.read_text(encoding="utf-8")) for p in self.folder.glob(f"{self.game}-*p-a4{self.suffix}.json")]
         return max(manifests, key=lambda m: (sum(c["count"] for c in m["components"] if c["kind"] == "deck"),
                                              m["players"]))
 
     def manifest(self, pack: int | str, paper: str) -> dict:
-        return json.loads((self.folder / f"{self.game}-{_key(pack)}-{paper}.json").read_text(encoding="utf-8"))
+        return json.loads((self.folder / f"{self.game}-{_key(pack)}-{paper}{self.suffix}.json").read_text(encoding="utf-8"))
 
 
 def _key(pack: int | str) -> str:

@@ -4,7 +4,8 @@ Not part of `make kit`: the results are committed under fonts/ and icons/, so a
 build never needs the network. To add one emoji or character, `./pnp assets add TEXT` is
 simpler (docs/authoring.md). Run this only to remake what is bundled from scratch:
 
-    npm pack @expo-google-fonts/noto-sans-sc@0.4.3 @fontsource/noto-sans-symbols-2@5.3.0 \
+    npm pack @expo-google-fonts/noto-sans-sc@0.4.3 @expo-google-fonts/noto-sans@0.4.2 \
+             @fontsource/noto-sans-symbols-2@5.3.0 \
              @twemoji/svg@15.0.0        # in an empty folder, then unpack each .tgz
     .venv/bin/python tools/build_assets.py --src THAT_FOLDER
 
@@ -62,6 +63,16 @@ def subset_font(src: Path, dst: Path, text: str) -> None:
     print(f"{dst.name}: {len(wanted)} characters, {dst.stat().st_size // 1024} KB")
 
 
+# The Latin font of Latin-script editions: Latin-1, Latin Extended-A (Łódź, Ő, š …), punctuation,
+# currency and the arrows and signs card text uses; what it lacks falls back to the next font.
+LATIN_BLOCKS = [(0x20, 0x7E), (0xA0, 0x17F), (0x2000, 0x206F), (0x20A0, 0x20CF), (0x2100, 0x214F),
+                (0x2190, 0x21FF), (0x2212, 0x2212), (0x2260, 0x2265)]
+
+
+def latin_text() -> str:
+    return "".join(chr(c) for lo, hi in LATIN_BLOCKS for c in range(lo, hi + 1))
+
+
 def emoji_files(text: str, twemoji: Path) -> list[Path]:
     """Every Twemoji file whose sequence appears in the text (longest first)."""
     found = []
@@ -79,6 +90,7 @@ def main() -> None:
     args = ap.parse_args()
     sc = next(args.src.glob("expo-google-fonts-noto-sans-sc-*/package"))
     sym = next(args.src.glob("fontsource-noto-sans-symbols-2-*/package"))
+    latin = next(args.src.glob("expo-google-fonts-noto-sans-[0-9]*/package"))
     tw = next(args.src.glob("twemoji-svg-*/package"))
 
     text = project_text() + EXTRA_EMOJI
@@ -95,6 +107,9 @@ def main() -> None:
     symbols = "".join(chr(c) for lo, hi in blocks for c in range(lo, hi + 1))
     subset_font(sym / "files/noto-sans-symbols-2-symbols-400-normal.woff2",
                 fonts / "NotoSansSymbols2-Regular.ttf", symbols)
+    subset_font(latin / "400Regular/NotoSans_400Regular.ttf", fonts / "NotoSans-Regular.ttf", latin_text())
+    subset_font(latin / "700Bold/NotoSans_700Bold.ttf", fonts / "NotoSans-Bold.ttf", latin_text())
+    shutil.copy(latin / "LICENSE_FONT", fonts / "OFL-NotoSans.txt")
     shutil.copy(sc / "LICENSE_FONT", fonts / "OFL-NotoSansSC.txt")
     shutil.copy(sym / "LICENSE", fonts / "OFL-NotoSansSymbols2.txt")
 

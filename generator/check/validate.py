@@ -16,6 +16,7 @@ from generator.source.assets import Assets, describe_char
 from generator.errors import Problem, abbreviate
 from generator.check.context import game_context
 from generator.check.expr import ExprError, evaluate
+from generator.check.translations import translation_checks
 from generator.source.game import Game
 from generator.source.load import rules_line
 from generator.source.markup import PLACEHOLDER, TextError, fill_placeholders, plain_text
@@ -37,6 +38,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += text_checks(game, assets)
     problems += claim_checks(game)
     problems += rulebook_checks(project, game, assets)
+    problems += translation_checks(project, game)
     return problems
 
 
@@ -45,12 +47,12 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     (the standalone rules): a mistake is a problem at its line of the .md file."""
     from generator.errors import PnpError
     from generator.source.rulebook import Rulebook, rulebook_file
-    from generator.source.paper_words import translator
+    from generator.source.i18n import translator
     path = rulebook_file(game)
     if path is None:
         return []
     try:
-        book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language))
+        book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language).gettext)
         for pack in [*game.packs, None]:
             book.text(pack)
     except PnpError as exc:
@@ -59,14 +61,15 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
 
 
 def context(game: Game, **extra: Any) -> dict:
-    """The expression context (check/context.py): plain data, never engine objects."""
-    return game_context(game, **extra)
+    """The expression context (check/context.py): plain data, never engine objects; `_` translates."""
+    translate = game.translate
+    return {**game_context(game, **extra), "_": lambda text: translate(text)}
 
 
 def derive(project: Project, game: Game) -> list[Problem]:
     path = game.folder / game.spec.rules
     try:
-        derived = game.rules.derive(game)
+        derived = game.rules.derive(game.data_game)
     except (Exception, SystemExit) as exc:  # the designer's code: say where, not a traceback (nor exit 0)
         return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
     if not isinstance(derived, dict):
@@ -81,7 +84,7 @@ def rules_checks(project: Project, game: Game) -> list[Problem]:
         return []
     path = game.folder / game.spec.rules
     try:
-        found = list(check(game, game.derived) or [])
+        found = list(check(game.data_game, game.derived) or [])
     except (Exception, SystemExit) as exc:
         return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
     line = _line_of(check)

@@ -205,7 +205,8 @@ def list_games(ctx, game, project_dir):
     project, _ = _open(ctx, project_dir)
     for game_id in _game(project, game):
         game = load_game(project, game_id, rules=False)
-        click.echo(f"{game_id}: {game.spec.title}")
+        languages = f" ({', '.join(game.languages)})" if len(game.languages) > 1 else ""
+        click.echo(f"{game_id}: {game.spec.title}{languages}")
         for deck in game.decks.values():
             designs = count(len(deck.cards), "design")
             click.echo(f"  deck  {deck.id:<18} {deck.spec.name} ({designs}, {deck.trim[0]:g}×{deck.trim[1]:g} mm)")
@@ -223,27 +224,45 @@ def _pack_name(pack) -> str:
     return f"{pack.players}p" + (f" {pack.variant}" if pack.variant else "")
 
 
+def _lang_option(func):
+    return click.option("--lang", help="One language of the game, e.g. en or zh-Hans (default: every language it has).")(func)
+
+
 @main.command()
 @click.argument("game", required=False)
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def validate(ctx, game, project_dir):
-    """Schema and rules checks; exit 0 when clean, 1 with errors."""
-    from generator.sheets.kit import check_game
+def validate(ctx, game, lang, project_dir):
+    """Schema and rules checks of every language; exit 0 when clean, 1 with errors."""
+    from generator.check.translations import coverage_line
+    from generator.sheets.kit import check_game, editions
     project, assets = _open(ctx, project_dir)
     failed = False
     for game_id in _game(project, game):
         try:
-            checked = check_game(project, assets, game_id)
+            languages = editions(project, game_id, lang)
         except PnpError as exc:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
             failed = True
             continue
-        for note in checked.notes:
-            click.echo(str(note))
-        click.echo(f"{game_id}: valid ({count(len(checked.notes), 'note')})")
+        for language in languages:
+            label = f"{game_id} ({language})" if len(languages) > 1 or lang else game_id
+            try:
+                checked = check_game(project, assets, game_id, language)
+            except PnpError as exc:
+                for problem in exc.problems:
+                    click.echo(str(problem), err=True)
+                failed = True
+                continue
+            notes = checked.notes if checked.game.is_source else []    # claims are the same in every language
+            for note in notes:
+                click.echo(str(note))
+            if not checked.game.is_source:
+                click.echo(f"{game_id}: {coverage_line(checked.game)}")
+            click.echo(f"{label}: valid ({count(len(notes), 'note')})")
     ctx.exit(1 if failed else 0)
 
 
@@ -296,11 +315,12 @@ def _offset(value: str | None) -> tuple[float, float] | None:
               "page 1 and every sheet's margin say DRAFT (files end in -draft).")
 @_jobs_option
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
 def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, sheets, cutter, draft, jobs, only,
-          project_dir):
+          lang, project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
     Every pack is read back and preflighted before it replaces the previous file. Card faces
@@ -312,7 +332,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         from generator.commands.proofs import proof_cards
         project, assets = _open(ctx, project_dir)
         written, fresh = proof_cards(project, assets, game, [c.strip() for c in only.split(",") if c.strip()],
-                                     _jobs(jobs))
+                                     _jobs(jobs), lang)
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
@@ -326,8 +346,14 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     games = _game(project, game)
     _say_saved_offset(options, offset)
     assets = None
+    from generator.source.load import game_languages
     for game_id in games:
+        languages = game_languages(project, game_id)
+        if lang and lang not in languages:
+            raise click.UsageError(f"{game_id} has no {lang} edition (languages: {', '.join(languages)})")
         settings = {"players": counts, "paper": paper, "options": options}
+        if lang:
+            settings["lang"] = lang          # (without it, the same stamp as pnp watch's)
         inputs = stamp.inputs_hash(project.root, game_id, settings)
         current = stamp.up_to_date(project.root, game_id, inputs)
         if current is not None:
@@ -336,8 +362,11 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         from generator.sheets.kit import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
         with reads.recording() as log:
-            written, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
-                                    options=options, jobs=_jobs(jobs), progress=_progress)
+            written = []
+            for language in [lang] if lang else languages:
+                files, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
+                                      options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
+                written += files
         stamp.record(project.root, game_id, written, inputs, log.files)
 
 
@@ -408,10 +437,11 @@ def _stop_progress() -> None:
 @click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
 @_duplex_option
 @_jobs_option
+@click.option("--lang", help="The language to reprint, for a game in several (default: the data's language).")
 @_project_option
 @click.pass_context
 @handles_problems
-def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
+def reprint(ctx, game, since, players, paper, duplex, jobs, lang, project_dir):
     """A pack of only the cards changed since a revision or the last build, with their backs."""
     from generator.source.options import resolve
     from generator.commands.reprint import reprint as run
@@ -420,7 +450,7 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
     options = resolve(project.root, duplex)
     _say_saved_offset(options, None)
     run(project, assets, game, since, players, [paper] if paper else None, options, _jobs(jobs),
-        say=click.echo)
+        say=click.echo, lang=lang)
 
 
 @main.command()
@@ -436,39 +466,45 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, project_dir):
 @click.option("--icc", type=click.Path(dir_okay=False), help="The shop's CMYK ICC profile for --pdfx.")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to export (default: the largest).")
 @_jobs_option
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def export(ctx, game, shop, dpi, tts, tts_base_url, pdfx, icc, players, jobs, project_dir):
+def export(ctx, game, shop, dpi, tts, tts_base_url, pdfx, icc, players, jobs, lang, project_dir):
     """Files for print shops and Tabletop Simulator, written to build/<game>/."""
     if not shop and not tts:
         raise click.UsageError("say what to export: --shop tgc|mpc|dtc|png and/or --tts")
     if pdfx and shop != "dtc":
         raise click.UsageError("--pdfx applies to the PDF of --shop dtc")
+    from generator.sheets.kit import editions
     project, assets = _open(ctx, project_dir)
     _game(project, game)
     jobs = _jobs(jobs)
-    if shop:
-        from generator.export.shops import export_shop
-        export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo)
-    if tts:
-        from generator.export.tts import export_tts
-        export_tts(project, assets, game, players, jobs, say=click.echo, base_url=tts_base_url)
+    for language in editions(project, game, lang):
+        if shop:
+            from generator.export.shops import export_shop
+            export_shop(project, assets, game, shop, int(dpi), players, jobs, pdfx, icc, say=click.echo, lang=language)
+        if tts:
+            from generator.export.tts import export_tts
+            export_tts(project, assets, game, players, jobs, say=click.echo, base_url=tts_base_url, lang=language)
 
 
 @main.command()
 @click.argument("game", required=False)
 @click.option("--players", type=click.IntRange(1, 12), help="The pack to show (default: the largest).")
 @_jobs_option
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def gallery(ctx, game, players, jobs, project_dir):
-    """A web page of every card and board: build/<game>/gallery/index.html."""
+def gallery(ctx, game, players, jobs, lang, project_dir):
+    """A web page of every card and board: build/<game>/gallery/index.html (gallery-<lang>/ per language)."""
     from generator.export.gallery import build_gallery
+    from generator.sheets.kit import editions
     project, assets = _open(ctx, project_dir)
     for game_id in _game(project, game):
-        build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo)
+        for language in editions(project, game_id, lang):
+            build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo, lang=language)
 
 
 @main.command()
@@ -492,10 +528,12 @@ def serve(ctx, port, project_dir):
 @main.command("new")
 @click.argument("game")
 @click.option("--title", help="The game's title (default: made from GAME).")
+@click.option("--lang", type=click.Choice(["en", "zh-Hans"]), default="en", show_default=True,
+              help="The language the new game's cards and templates are written in.")
 @_project_option
 @click.pass_context
 @handles_problems
-def new_game(ctx, game, title, project_dir):
+def new_game(ctx, game, title, lang, project_dir):
     """Start a game: cards/GAME and templates/GAME that validate and build as written.
 
     Inside a project (or with --project DIR) the game is added to it; anywhere else a new
@@ -507,14 +545,14 @@ def new_game(ctx, game, title, project_dir):
     root = Path(given).resolve() if given else find_root(".")
     if root is None:
         root = Path(game).resolve()
-        written = new_project(root, game, title)
+        written = new_project(root, game, title, lang)
         for name in written:
             click.echo(f"  wrote {game}/{name}")
         click.echo(f"{game}/: a new project with the game {game}. Next: cd {game}, then ./pnp validate {game} "
                    f"and ./pnp build {game} --players 2; the format is in docs/authoring.md")
         return
     (root / "cards").mkdir(parents=True, exist_ok=True)
-    written = make(root, game, title)
+    written = make(root, game, title, lang)
     for name in written:
         click.echo(f"  wrote {name}")
     click.echo(f"{game}: ready. Next: ./pnp validate {game}, then ./pnp build {game} --players 2; "
@@ -584,10 +622,11 @@ def preflight(ctx, pdf, manifest, project_dir):
               help="The edge the printer flips the sheet on.")
 @click.option("--printer", help="Name to save the measured offset under (with --offset).")
 @click.option("--offset", help="The X,Y read off the printed calibration sheet: saves it for --printer.")
+@click.option("--lang", help="The sheet's language, en or zh-Hans (default: the language of the project's games).")
 @_project_option
 @click.pass_context
 @handles_problems
-def calibrate(ctx, paper, duplex, printer, offset, project_dir):
+def calibrate(ctx, paper, duplex, printer, offset, lang, project_dir):
     """Print a two-sided calibration sheet, or save the offset read off it for a printer."""
     from generator.atomic import write_atomic
     from generator.sheets.calibrate import calibration_sheet
@@ -601,8 +640,15 @@ def calibrate(ctx, paper, duplex, printer, offset, project_dir):
         click.echo(f"saved back offset {values[0]:g},{values[1]:g} mm for printer '{printer}' in "
                    f"{project.display(path)}; builds use it (or pass --printer {printer})")
         return
+    from generator.source.i18n import ENGINE_LANGUAGES
+    from generator.source.load import game_languages
+    if lang is None:
+        sources = {game_languages(project, g)[0] for g in project.games()}
+        lang = sources.pop() if len(sources) == 1 else "en"
+    elif lang not in ENGINE_LANGUAGES:
+        raise click.UsageError(f"--lang: the engine speaks {' and '.join(ENGINE_LANGUAGES)}, not {lang!r}")
     target = project.build / f"calibration-{paper}-{duplex}.pdf"
-    write_atomic(target, calibration_sheet(assets, paper, duplex))
+    write_atomic(target, calibration_sheet(assets.edition(lang), paper, duplex, lang))
     click.echo(f"wrote {project.display(target)}: print it two-sided, read X and Y, then run "
                f"./pnp calibrate --printer NAME --offset X,Y")
 

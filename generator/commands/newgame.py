@@ -3,7 +3,8 @@
 It writes cards/<game>/ (game.yaml, a small deck with a shared back, a deck read from a CSV
 file with one card's own picture, a quick-reference card, a board and pawns, a rules module
 with one claim, a rulebook with expressions) and templates/<game>/ from the files in
-generator/scaffold/, with the game's id and title filled in. The result validates and builds
+generator/scaffold/<lang>/ (English or Chinese: the same game written in each), with the game's id and title
+filled in. The result validates and builds
 as created. A project without fonts/ and icons/ gets the bundled ones from this checkout.
 """
 from __future__ import annotations
@@ -21,13 +22,16 @@ PICTURES = (".png", ".jpg", ".jpeg", ".webp")        # copied as they are; every
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
+SCAFFOLD_LANGUAGES = ("en", "zh-Hans")       # scaffold/<lang>/: the same game written in each
+
+
 def check_id(game_id: str) -> None:
     if not GAME_ID.match(game_id):
         raise PnpError(Problem(game_id, None, "a game id is lower-case letters, digits and '-'",
                                "for example: river-crossing"))
 
 
-def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
+def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en") -> list[str]:
     check_id(game_id)
     cards, templates = root / "cards" / game_id, root / "templates" / game_id
     for folder in (cards, templates):
@@ -42,7 +46,10 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
             shutil.copytree(CHECKOUT / shared, root / shared)
             written.append(f"{shared}/")
     values = {"__GAME__": game_id, "__TITLE__": title or game_id.replace("-", " ").title()}
-    for source, target in ((SCAFFOLD / "cards", cards), (SCAFFOLD / "templates", templates)):
+    if lang not in SCAFFOLD_LANGUAGES:
+        raise PnpError(Problem(lang, None, f"pnp new writes games in {' or '.join(SCAFFOLD_LANGUAGES)}"))
+    scaffold = SCAFFOLD / lang
+    for source, target in ((scaffold / "cards", cards), (scaffold / "templates", templates)):
         for path in sorted(p for p in source.rglob("*") if p.is_file()):
             out = target / path.relative_to(source)
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +68,7 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[str]:
     return written
 
 
-def new_project(folder: Path, game_id: str, title: str | None = None) -> list[str]:
+def new_project(folder: Path, game_id: str, title: str | None = None, lang: str = "en") -> list[str]:
     """A project folder around a new game: cards/, templates/, fonts/, icons/, schemas/, a
     .gitignore for build/, and ./pnp running the pnp that made it."""
     if folder.exists() and any(folder.iterdir()):
@@ -69,7 +76,7 @@ def new_project(folder: Path, game_id: str, title: str | None = None) -> list[st
                                "pick another name, or run pnp new inside the project to add a game"))
     check_id(game_id)                  # before anything is made
     (folder / "cards").mkdir(parents=True, exist_ok=True)
-    written = new_game(folder, game_id, title)
+    written = new_game(folder, game_id, title, lang)
     (folder / ".gitignore").write_text("build/\n", encoding="utf-8")
     written.append(".gitignore")
     installed = Path(sys.executable).parent / "pnp"

@@ -46,8 +46,10 @@ def find_cards(game: Game, wanted: list[str]) -> list[Card]:
     return found
 
 
-def proof_cards(project: Project, assets: Assets, game_id: str, wanted: list[str], jobs: int = 1):
-    game = check_game(project, assets, game_id).game
+def proof_cards(project: Project, assets: Assets, game_id: str, wanted: list[str], jobs: int = 1,
+                lang: str | None = None):
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
     cards = find_cards(game, wanted)
     renderer = CardRenderer(project, assets, game)
     faces = {}
@@ -71,7 +73,7 @@ def proof_cards(project: Project, assets: Assets, game_id: str, wanted: list[str
         merge_fonts(pdf, assets)
         buffer = io.BytesIO()
         pdf.save(buffer, deterministic_id=True, compress_streams=True)
-        base = project.build / game.id / "cards" / card.uid.replace("/", "-")
+        base = project.build / game.id / "cards" / f"{card.uid.replace('/', '-')}{game.name_suffix}"
         write_atomic(base.with_suffix(".pdf"), buffer.getvalue())
         frame = Frame.at_dpi(sides[0].page_size, PROOF_DPI)
         image = draw_pages(buffer.getvalue(), [frame], dpi=PROOF_DPI)[0]

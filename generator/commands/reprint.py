@@ -17,29 +17,36 @@ from pathlib import Path
 
 from generator.source.assets import Assets
 from generator.sheets.kit import (FACES_RECORD, check_game, faces_for, keys_by_card, mark_printed, pick_pack,
-                                  read_record)
+                                  printed_key, read_record, record_key)
+from generator.source.game import Game
 from generator.errors import PnpError, Problem, abbreviate
 from generator.geometry import PAPERS
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, write_pack
 from generator.source.project import Project
 from generator.render.cards import CardRenderer
+from generator.source.i18n import translator
 from generator.source.words import count
 
 TRACKED = ["cards", "templates", "fonts", "icons"]
 
 
-def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs) -> dict:
+def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs,
+                  now: Game | None = None) -> dict:
+    lang = now.language if now is not None and not now.is_source else None
     if since is None:
-        record = read_record(project, game_id)
-        if not record["cards"]:
+        cards = read_record(project, game_id).get(record_key(now) if now is not None else "cards")
+        if not cards:
             path = project.build / game_id / FACES_RECORD
-            raise PnpError(Problem(project.display(path), None, "no earlier build of this game is recorded",
+            edition = f" in {lang}" if lang else ""
+            raise PnpError(Problem(project.display(path), None, f"no earlier build of this game{edition} is recorded",
                                    "build it once, or pass --since REV"))
-        return record.get("printed", record["cards"])
+        record = read_record(project, game_id)
+        key = record_key(now) if now is not None else "cards"
+        return record.get(printed_key(key), cards)
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
-        game = check_game(old, Assets(old), game_id).game
+        game = check_game(old, Assets(old), game_id, lang).game
         renderer = CardRenderer(old, Assets(old), game)
         keep = [p for p in game.packs if any(p.key == q.key for q in packs)] or list(game.packs)
         return keys_by_card(faces_for(game, renderer, keep))
@@ -80,10 +87,12 @@ def _checkout(project: Project, revision: str, into: Path) -> Project:
 
 
 def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,
-            papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print) -> list[str]:
+            papers: list[str] | None, options: PrintOptions, jobs: int = 1, say=print,
+            lang: str | None = None) -> list[str]:
     if since is not None:
         verified_revision(project, since)       # before anything runs: git must never take it as an option
-    game = check_game(project, assets, game_id).game
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
     if players is None and since is None:       # the largest pack that was built, not one never printed
         built = read_record(project, game_id)["packs"]
         players = max(built) if built else None
@@ -97,7 +106,7 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         # A revision's faces are compared by their direct keys, known without rendering either side.
         rendered = renderer.render(list(faces.values()), jobs=jobs)
     now = keys_by_card(faces)
-    before = previous_keys(project, assets, game_id, since, [pack])
+    before = previous_keys(project, assets, game_id, since, [pack], game)
     changes = []
     for uid, sides in now.items():
         old = before.get(uid)
@@ -120,10 +129,10 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     written = []
     for paper in papers or list(PAPERS):
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
-                                      reprint_of=since or "上次构建")
+                                      reprint_of=since or translator(game.spec.language).gettext("the last build"))
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
         say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
     if since is None:
-        mark_printed(project, game_id, {uid: now[uid] for uid in changed})
+        mark_printed(project, game_id, {uid: now[uid] for uid in changed}, record_key(game))
     return written

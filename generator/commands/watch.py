@@ -16,6 +16,7 @@ from typing import Callable
 
 from generator.source import reads, stamp
 from generator.source.assets import Assets
+from generator.source.load import game_languages
 from generator.sheets.kit import build_game
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
@@ -93,8 +94,12 @@ class Watcher:
             try:
                 with reads.recording() as log:
                     assets = Assets(self.project)      # fonts or icons may have changed
-                    written, fresh = build_game(self.project, assets, game_id, self.players, self.papers,
-                                                say=lambda line: None, options=self.options, jobs=self.jobs)
+                    written, fresh = [], []
+                    for lang in game_languages(self.project, game_id):      # every language, as pnp build
+                        files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
+                                                  say=lambda line: None, options=self.options, jobs=self.jobs,
+                                                  lang=lang)
+                        written, fresh = written + files, fresh + faces
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))

@@ -12,12 +12,15 @@ import http.server
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from jinja2 import Environment, select_autoescape
+from babel import Locale, UnknownLocaleError
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from generator.source.assets import Assets
 from generator.atomic import write_atomic
 from generator.sheets.kit import check_game, faces_for, pick_pack
 from generator.source.game import Game
+from generator.source.i18n import plural_forms, translator
 from generator.source.project import Project
 from generator.export.piece_images import piece_images
 from generator.export.raster import Frame, cut_preview, draw_pages, faces_pdf
@@ -42,10 +45,11 @@ class Entry:
 
 
 def build_gallery(project: Project, assets: Assets, game_id: str, players: int | None = None, jobs: int = 1,
-                  say=print) -> str:
-    game = check_game(project, assets, game_id).game
+                  say=print, lang: str | None = None) -> str:
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
-    folder = project.build / game.id / "gallery"
+    folder = gallery_folder(project, game)
     renderer = CardRenderer(project, assets, game)
     faces = faces_for(game, renderer, [pack])
     rendered = renderer.render(list(faces.values()), jobs=jobs)
@@ -108,84 +112,45 @@ def _pieces(project: Project, assets: Assets, game: Game, pack, folder) -> list[
         write_atomic(folder / name, image.png, durable=False)
         files[(image.piece.id, image.side)] = name
     wanted = [p for p in game.pieces.values() if (p.id, "front") in files]
-    return [Entry("piece", "pieces", "版图与配件", p.id, p.name, counts[p.id], files[(p.id, "front")],
+    group = translator(game.spec.language).gettext("Boards and tokens")
+    return [Entry("piece", "pieces", group, p.id, p.name, counts[p.id], files[(p.id, "front")],
                   files.get((p.id, "back")), f"{p.size.width:g} × {p.size.height:g} mm") for p in wanted]
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="{{ game.language }}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>{{ game.title }} · 卡牌一览</title>
-<style>
-{% for f in fonts %}  @font-face { font-family: "{{ f.family }}"; font-weight: {{ f.weight }}; src: url("{{ f.url }}"); }
-{% endfor %}
-  body { font-family: {{ stack | safe }}, sans-serif; margin: 0; background: #f4f1ea; color: #222; }
-  header { position: sticky; top: 0; background: #2b2350; color: white; padding: 10px 16px; display: flex; gap: 12px; align-items: center; flex-wrap: wrap; z-index: 1; }
-  header h1 { font-size: 18px; margin: 0 12px 0 0; }
-  header select, header input { font: inherit; font-size: 15px; padding: 4px 8px; border-radius: 4px; border: none; }
-  #shown { margin-left: auto; font-size: 14px; }
-  main { display: flex; flex-wrap: wrap; gap: 14px; padding: 16px; align-items: flex-start; }
-  figure { margin: 0; background: white; border-radius: 6px; padding: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
-  figure .sides { display: flex; gap: 6px; }
-  figure img { height: 240px; width: auto; display: block; }
-  figure.piece img { height: auto; max-height: 300px; max-width: min(560px, 80vw); }
-  figcaption { font-size: 13px; margin-top: 6px; max-width: 420px; }
-  figcaption .count { font-weight: 700; color: #b8912a; margin-left: 6px; }
-  figcaption .meta { color: #777; font-size: 11px; }
-  figure[hidden] { display: none; }
-</style>
-</head>
-<body>
-<header>
-  <h1>{{ game.title }}</h1>
-  <span>{{ pack.name or pack.label if pack.id else pack.players ~ " 人" }}</span>
-  <select id="deck" aria-label="牌组">
-    <option value="">全部</option>
-    {% for group, name in groups %}<option value="{{ group }}">{{ name }}</option>
-    {% endfor %}
-  </select>
-  <input id="search" type="search" placeholder="按名称搜索" aria-label="按名称搜索">
-  <span id="shown"></span>
-</header>
-<main>
-{% for e in entries %}
-  <figure class="{{ e.kind }}" data-group="{{ e.group }}" data-name="{{ e.name }} {{ e.id }}">
-    <div class="sides"><img src="{{ e.front }}" alt="{{ e.name }}（正面）" loading="lazy">{% if e.back %}<img src="{{ e.back }}" alt="{{ e.name }}（背面）" loading="lazy">{% endif %}</div>
-    <figcaption>{{ e.name }}<span class="count">×{{ e.count }}</span><br><span class="meta">{{ e.group_name }} · {{ e.id }} · {{ e.size }}</span></figcaption>
-  </figure>
-{% endfor %}
-</main>
-<script>
-  const figures = Array.from(document.querySelectorAll("main figure"));
-  const deck = document.getElementById("deck"), search = document.getElementById("search");
-  function update() {
-    const group = deck.value, words = search.value.trim().toLowerCase();
-    let shown = 0, copies = 0;
-    for (const f of figures) {
-      const ok = (!group || f.dataset.group === group) && (!words || f.dataset.name.toLowerCase().includes(words));
-      f.hidden = !ok;
-      if (ok) { shown += 1; copies += Number(f.querySelector(".count").textContent.slice(1)); }
-    }
-    document.getElementById("shown").textContent = `${shown} 种 · ${copies} 张/件`;
-  }
-  deck.addEventListener("change", update);
-  search.addEventListener("input", update);
-  update();
-</script>
-</body>
-</html>
-"""
+
+
+def gallery_folder(project: Project, game: Game):
+    """build/<game>/gallery, or gallery-<lang> when the game has several languages."""
+    return project.build / game.id / f"gallery{game.name_suffix}"
+
+
+def _editions(game: Game) -> list[dict]:
+    """Links between the galleries of a game's languages, each named in its own language."""
+    out = []
+    for lang in game.languages:
+        try:
+            locale = Locale.parse(lang.replace("-", "_"))
+            name = locale.get_display_name(locale) or lang
+        except (ValueError, UnknownLocaleError):
+            name = lang
+        out.append({"lang": lang, "name": name, "current": lang == game.language,
+                    "href": f"../gallery{'-' + lang if len(game.languages) > 1 else ''}/index.html"})
+    return out
 
 
 def _page(game: Game, pack, entries: list[Entry], fonts: list[dict]) -> str:
-    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
+    from generator.source.project import ENGINE_TEMPLATES
+    env = Environment(loader=FileSystemLoader(ENGINE_TEMPLATES), extensions=["jinja2.ext.i18n"],
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    lang = game.spec.language
+    env.install_gettext_translations(translator(lang), newstyle=True)
     groups = list(dict.fromkeys((e.group, e.group_name) for e in entries))
     stack = ", ".join(f'"{f}"' for f in dict.fromkeys(f["family"] for f in fonts))
-    return env.from_string(PAGE).render(game=game.spec, pack=pack, entries=entries, groups=groups, fonts=fonts,
-                                        stack=stack)
+    expr, designs = plural_forms(lang, "%(num)d design", "%(num)d designs")
+    plural = {"expr": Markup(expr), "designs": designs, "copies": plural_forms(lang, "%(num)d copy", "%(num)d copies")[1]}
+    return env.get_template("base/gallery.html").render(game=game.spec, pack=pack, entries=entries, groups=groups,
+                                                        fonts=fonts, stack=stack, plural=plural,
+                                                        editions=_editions(game))
 
 
 def serve(project: Project, port: int, say=print, ready=None) -> None:

@@ -93,12 +93,13 @@ class Item:
 
 def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: int = 300,
                 players: int | None = None, jobs: int = 1, pdfx: bool = False, icc: str | None = None,
-                say=print) -> list[str]:
+                say=print, lang: str | None = None) -> list[str]:
     profile = None
     if pdfx:
         from generator.export.pdfx import find_profile
         profile = find_profile(project.root, icc)
-    game = check_game(project, assets, game_id).game
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game)
     faces = faces_for(game, renderer, [pack])
@@ -116,13 +117,13 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     pieces, left_out = _pieces(assets, game, pack, shop, dpi)
     for piece, why in left_out:
         say(f"{game_id}: left out piece '{piece.id}' ({piece.name}): {why}")
-    base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi"
+    base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi{game.name_suffix}"
     write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key]))
     written = [project.display(base.with_suffix(".zip"))]
     say(f"wrote {written[0]} ({count(sum(len(i.names()) for i in items), 'card image')}, "
         f"{count(sum(i.copies for i in items if i.side == 'face'), 'card')}, {count(len(pieces), 'piece image')})")
     if shop == "dtc":
-        target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}.pdf"
+        target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}{game.name_suffix}.pdf"
         write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile))
         written.append(project.display(target))
         say(f"wrote {written[-1]} (one card per page, each back after its front"

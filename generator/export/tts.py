@@ -60,13 +60,14 @@ def layout_for(count: int, trim_mm: tuple[float, float], card_px: tuple[int, int
 
 
 def export_tts(project: Project, assets: Assets, game_id: str, players: int | None = None, jobs: int = 1,
-               say=print, base_url: str | None = None) -> list[str]:
-    game = check_game(project, assets, game_id).game
+               say=print, base_url: str | None = None, lang: str | None = None) -> list[str]:
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game)
     faces = faces_for(game, renderer, [pack])
     rendered = renderer.render(list(faces.values()), jobs=jobs)
-    folder = project.build / game.id / "tts"
+    folder = project.build / game.id / f"tts{game.name_suffix}"
     url = _url_maker(base_url)
     written, objects = [], []
     for deck in game.decks.values():

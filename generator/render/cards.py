@@ -93,7 +93,7 @@ class CardRenderer:
         self.ink_saver = ink_saver
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
-        self.env = jinja_env(project, assets, game.spec.keywords)
+        self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         self.art = ArtPlacer(project.root, game.folder, project.art_cache)
         self.env.globals["art"] = pass_context(lambda ctx, *args, **kwargs: self.art.place(ctx, *args, **kwargs))
         self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
@@ -149,7 +149,9 @@ class CardRenderer:
         context = game_context(self.game, card=card_data(card) if card is not None else None,
                                deck={**plain(face.deck.spec), "id": face.deck.id}, colours=self.colours,
                                player=player, fit=fit, side=face.side, trim={"width": w, "height": h},
-                               bleed=face.deck.bleed, safe=face.deck.safe)
+                               bleed=face.deck.bleed, safe=face.deck.safe, lang=self.game.spec.language)
+        translate = self.game.translate
+        context["_"] = lambda text: translate(text)        # the game's own translations (its i18n/<lang>.yaml)
         try:
             html = guarded(lambda: self.env.get_template(face.template).render(**context))
         except LimitError as exc:
@@ -276,7 +278,8 @@ class CardRenderer:
                     documents[face.direct] = (doc, page)
                 pending = overflowing
             if pending:
-                raise PnpError([Problem(*f.source, f"{f.label}: text does not fit its box in {f.template} even "
+                edition = f"the {self.game.language} text" if len(self.game.languages) > 1 else "text"
+                raise PnpError([Problem(*f.source, f"{f.label}: {edition} does not fit its box in {f.template} even "
                                         f"at {int(FIT_STEPS[-1] * 100)} % size", "shorten the text")
                                 for f in pending])
             first = documents[faces[0].direct][0]

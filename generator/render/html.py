@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 from generator.check.expr import BoundedSandbox
 from generator.source import reads
 from generator.source.assets import Assets
+from generator.source.i18n import translator
 from generator.source.markup import to_html
 from generator.source.project import Project
 
@@ -74,10 +75,14 @@ class RecordingLoader(FileSystemLoader):
         return source, filename, uptodate
 
 
-def jinja_env(project: Project, assets: Assets, keywords: list[str]) -> BoundedSandbox:
+def jinja_env(project: Project, assets: Assets, keywords: list[str], lang: str = "en") -> BoundedSandbox:
+    """The sandboxed environment of card faces and engine pages. The engine's own words come
+    from its catalogue for `lang` (`_()` / `ngettext()`); a render of a game's template passes
+    the game's own `_` (its translations) in the context, which takes precedence."""
     env = BoundedSandbox(
         loader=RecordingLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
-        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    env.install_gettext_translations(translator(lang), newstyle=True)
 
     @pass_context
     def rich(ctx, text):

@@ -23,7 +23,6 @@ from generator.errors import PnpError, Problem
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
-from generator.source.paper_words import translator
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 
 
@@ -38,7 +37,7 @@ class InfoPage:
 
     def __init__(self, project: Project, assets: Assets, game: Game):
         self.project, self.assets, self.game = project, assets, game
-        self.env = jinja_env(project, assets, game.spec.keywords)
+        self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         self.hashes = FileHashes(project)
         self.extra = f"{game.id}/info.html" if project.template(f"{game.id}/info.html") else None
 
@@ -50,9 +49,12 @@ class InfoPage:
             self.game, pack=pack, paper=paper, page={"width": w, "height": h}, sections=_sections(sections),
             runs=runs, info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
             font_css=self.assets.font_face_css(), fonts=[{"family": f.family, "weight": f.weight} for f in self.assets.fonts],
-            derived=self.game.derived, extra=self.extra, options=options, reprint=reprint,
-            supplies=self.game.spec.supplies, rulebook=self.game.spec.rulebook,
-            _=self.env.globals.get("_") or translator(self.game.spec.language))
+            extra=self.extra, options=options, reprint=reprint, supplies=self.game.spec.supplies,
+            rulebook=self.game.spec.rulebook)
+        translate = self.game.translate
+        context["_"] = self.env.globals["_"]                                          # the engine's words
+        context["game_text"] = lambda text: translate(text)                          # the game's own words
+        html = self._html(context)
         stored = self.project.build / ".cache" / "info" / f"{self._key(html)}.pdf"
         if stored.is_file():
             return pikepdf.open(io.BytesIO(stored.read_bytes()))

@@ -17,6 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from generator.source.assets import Assets
 from generator.errors import PnpError, Problem, abbreviate
 from generator.check.context import pack_data, plain
+from generator.source.i18n import translator
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
 from generator.geometry import PT
@@ -53,6 +54,7 @@ class PieceDrawer:
         register_fonts(assets)
         self.file = f"cards/{game.id}/{game.spec.pieces}"
         self._pieces: dict[str, dict] = {}
+        self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet)."""
@@ -101,8 +103,8 @@ class PieceDrawer:
         self.draw_piece(pen, item, context)
         canvas.restoreState()
         w, h = item.size
-        note = (f"{item.piece.name}：按 {placement.scale * 100:.0f}% 缩小打印在一页上"
-                f"（原尺寸 {w:g} × {h:g} mm）")
+        note = self.t.gettext("%(piece)s: printed reduced to %(scale)s%% on one page (full size %(w)s × %(h)s mm)") % {
+            "piece": item.piece.name, "scale": f"{placement.scale * 100:.0f}", "w": f"{w:g}", "h": f"{h:g}"}
         self._pen(canvas, sheet.page[1]).text(note, rect.x, rect.y + rect.h + 2, size=8, fill="#555555",
                                               align="centre", width=rect.w)
 
@@ -137,8 +139,10 @@ class PieceDrawer:
                 page.text(str(r * tile.cols + c + 1), at.x + c * cell, below + r * cell + 0.7, size=6,
                           align="centre", width=cell)
         w, h = item.size
-        note = (f"{item.piece.name}（{w:g} × {h:g} mm）· 拼接块 {tile.number} / {tile.rows * tile.cols}，"
-                f"第 {tile.row + 1} 行第 {tile.col + 1} 列 · 相邻块重叠 {TILE_OVERLAP:g} mm：对齐红色 ⊕ 后粘合")
+        note = self.t.gettext("%(piece)s (%(w)s × %(h)s mm) · tile %(n)d / %(tiles)d, row %(row)d, column %(col)d · "
+                              "neighbouring tiles overlap by %(overlap)s mm: align the red ⊕ and glue") % {
+            "piece": item.piece.name, "w": f"{w:g}", "h": f"{h:g}", "n": tile.number, "tiles": tile.rows * tile.cols,
+            "row": tile.row + 1, "col": tile.col + 1, "overlap": f"{TILE_OVERLAP:g}"}
         page.text(note, at.x + tile.cols * cell + 4, below, size=8, fill="#333333", width=at.w - tile.cols * cell - 4)
 
     def draw_piece(self, pen: Pen, item: PieceCopy, context: dict) -> None:

@@ -27,7 +27,7 @@ from generator.render.cache import FileHashes, engine_fingerprint
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 from generator.source.assets import describe_char
 from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
-from generator.source.paper_words import translator
+from generator.source.i18n import translator
 
 PX = 25.4 / 96                         # mm per CSS pixel
 MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the page number), left
@@ -55,7 +55,7 @@ class RulebookRenderer:
         self.project, self.assets, self.game = project, assets, game
         self.cards = card_renderer
         self.path = rulebook_file(game)
-        self._ = translator(game.spec.language, self.env.globals.get("_"))    # a catalogue's, when installed
+        self._ = translator(game.spec.language).gettext          # the engine's own words (Contents …)
         self.book = Rulebook(game, self.path, project.display(self.path), assets, self._) if self.path else None
         self.size = page_size(game)
         self.hashes = FileHashes(project)

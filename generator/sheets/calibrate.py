@@ -16,6 +16,7 @@ from generator.source.assets import Assets
 from generator.geometry import PT
 from generator.geometry import PAPERS, Rect, back_placement
 from generator.render.pen import Pen, register_fonts
+from generator.source.i18n import translator
 
 SPAN = 10       # mm either side of each scale's zero
 STEP = 0.5      # mm between ticks (labels every 2 mm)
@@ -33,8 +34,9 @@ def correction_per_mm(page: tuple[float, float], duplex: str) -> tuple[tuple[flo
     return (-(along_x.x - origin.x), -(along_x.y - origin.y)), (-(along_y.x - origin.x), -(along_y.y - origin.y))
 
 
-def calibration_sheet(assets: Assets, paper: str, duplex: str) -> bytes:
+def calibration_sheet(assets: Assets, paper: str, duplex: str, lang: str = "en") -> bytes:
     register_fonts(assets)
+    t = translator(lang)
     page = PAPERS[paper]
     w, h = page
     buffer = io.BytesIO()
@@ -42,14 +44,19 @@ def calibration_sheet(assets: Assets, paper: str, duplex: str) -> bytes:
     pen = Pen(canvas, assets, h)
     (xx, _), (_, yy) = correction_per_mm(page, duplex)
     cx, cy = w / 2, h / 2
-    flip = {"long": "长边", "short": "短边", "none": "长边（手动翻面）", "gutterfold": "长边"}[duplex]
-    pen.text(f"打印机校准 · {paper.upper()} · 沿{flip}翻转", 15, 15, size=16, bold=True)
+    flip = {"long": t.gettext("long edge"), "short": t.gettext("short edge"),
+            "none": t.gettext("long edge (turned by hand)"), "gutterfold": t.gettext("long edge")}[duplex]
+    pen.text(t.gettext("Printer calibration · %(paper)s · flip on the %(flip)s") % {"paper": paper.upper(), "flip": flip},
+             15, 15, size=16, bold=True)
     steps = [
-        f"1. 用平时打印卡牌的纸和设置，双面打印这两页（实际大小 100 %，沿{flip}翻转）。",
-        "2. 把纸对着光：背面的红色细十字会透出来。",
-        "3. 红线竖线压在横向刻度上的读数是 X，横线压在纵向刻度上的读数是 Y（单位 mm，可读到 0.5）。",
-        "4. 运行 pnp calibrate --printer 打印机名 --offset X,Y（例如 --offset 1.5,-0.5），以后构建自动校正背面。",
-        "两条线都压在 0 上，说明这台打印机正反面对得很准，不用校正。",
+        t.gettext("1. Print these two pages two-sided on the paper and with the settings you print cards with "
+                  "(actual size 100 %%, flip on the %(flip)s).") % {"flip": flip},
+        t.gettext("2. Hold the sheet against the light: the thin red cross of the back shows through."),
+        t.gettext("3. Where the red vertical line crosses the horizontal scale reads X; where the horizontal line "
+                  "crosses the vertical scale reads Y (in mm, to 0.5)."),
+        t.gettext("4. Run pnp calibrate --printer NAME --offset X,Y (for example --offset 1.5,-0.5); later builds "
+                  "correct the backs by it."),
+        t.gettext("When both lines cross 0, this printer aligns fronts and backs well and needs no correction."),
     ]
     top = 26
     for line in steps:
@@ -73,7 +80,8 @@ def calibration_sheet(assets: Assets, paper: str, duplex: str) -> bytes:
     pen.text("X", hx + SPAN + 2, hy - 2.5, size=9, bold=True)
     pen.text("Y", vx - 1.5, vy + SPAN + 2, size=9, bold=True)
     pen.circle(cx, cy, 0.8, stroke="#000000", line=0.2)
-    pen.text("X：红色竖线压在下面横向刻度上的读数；Y：红色横线压在右边纵向刻度上的读数", cx - 80, cy + SCALE_GAP + 12,
+    pen.text(t.gettext("X: where the red vertical line crosses the horizontal scale below; Y: where the red "
+                       "horizontal line crosses the vertical scale on the right"), cx - 80, cy + SCALE_GAP + 12,
              size=7.5, align="centre", width=160)
     pen.rect(10, 10, w - 20, h - 20, stroke="#bbbbbb", line=0.3)
     canvas.showPage()
@@ -83,7 +91,7 @@ def calibration_sheet(assets: Assets, paper: str, duplex: str) -> bytes:
     arm = SCALE_GAP + 15            # long enough to cross both scales on the front
     back.line([(spot.x, spot.y - arm), (spot.x, spot.y + arm)], stroke="#d0021b", line=0.25)
     back.line([(spot.x - arm, spot.y), (spot.x + arm, spot.y)], stroke="#d0021b", line=0.25)
-    back.text("校准页背面：对着光读正面的刻度", 15, 15, size=10, fill="#999999")
+    back.text(t.gettext("Back of the calibration sheet: read the scales of the front against the light"), 15, 15, size=10, fill="#999999")
     canvas.showPage()
     canvas.save()
     return buffer.getvalue()

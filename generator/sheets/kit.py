@@ -26,7 +26,7 @@ from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
 from generator.source.words import count
 
-FACES_RECORD = ".faces.json"     # build/<game>/: the face keys of the last build, for `pnp reprint`
+FACES_RECORD = ".faces.json"
 
 
 @dataclass
@@ -35,14 +35,32 @@ class Checked:
     notes: list[Problem] = field(default_factory=list)
 
 
-def check_game(project: Project, assets: Assets, game_id: str) -> Checked:
-    """Load and validate; raise PnpError with every error, return the notes."""
-    game = load_game(project, game_id)
-    problems = validate(project, game, assets)
+def check_game(project: Project, assets: Assets, game_id: str, lang: str | None = None) -> Checked:
+    """Load one edition (default: the source language) and validate it; raise PnpError with
+    every error, return the notes."""
+    game = load_game(project, game_id, lang)
+    problems = validate(project, game, assets.edition(game.spec.language))
     errors = errors_only(problems)
+    if not errors and not game.is_source:
+        errors = face_checks(project, assets, game)
     if errors:
         raise PnpError(errors)
     return Checked(game, [p for p in problems if p.note])
+
+
+def face_checks(project: Project, assets: Assets, game: Game) -> list[Problem]:
+    """Every card's templates run in this edition (no WeasyPrint): a `_()` of a value the
+    catalogue lacks, e.g. an enum value, is reported at its template line."""
+    renderer = CardRenderer(project, assets.edition(game.spec.language), game)
+    problems = []
+    for deck in game.decks.values():
+        for card in deck.cards:
+            for side in ("face", "back") if deck.spec.back else ("face",):
+                try:
+                    renderer.face(deck, card, side)
+                except PnpError as exc:
+                    problems += [p for p in exc.problems if (p.path, p.line) not in {(q.path, q.line) for q in problems}]
+    return problems
 
 
 def select_packs(game: Game, players: list[int] | None):
@@ -99,11 +117,22 @@ def read_record(project: Project, game_id: str) -> dict:
     except (OSError, ValueError):
         return {"cards": {}, "packs": []}
     # A damaged record is an empty one (it is rewritten whole by the next build): never an error.
-    cards = record.get("cards") if isinstance(record, dict) else None
-    packs = record.get("packs") if isinstance(record, dict) else None
-    cards = {uid: sides for uid, sides in cards.items() if isinstance(sides, dict)} if isinstance(cards, dict) else {}
-    packs = [p for p in packs if isinstance(p, int) and not isinstance(p, bool)] if isinstance(packs, list) else []
-    return {"cards": cards, "packs": packs}
+    # It keeps, per edition, the faces last built ("cards", "cards-<lang>") and last printed
+    # ("printed", "printed-<lang>").
+    record = record if isinstance(record, dict) else {}
+    out: dict = {"cards": {}}
+    for key, cards in record.items():
+        if (key.startswith("cards") or key.startswith("printed")) and isinstance(cards, dict):
+            out[key] = {uid: sides for uid, sides in cards.items() if isinstance(sides, dict)}
+    packs = record.get("packs")
+    out["packs"] = [p for p in packs if isinstance(p, int) and not isinstance(p, bool)] if isinstance(packs, list) else []
+    return out
+
+
+def record_key(game: Game) -> str:
+    """Where .faces.json keeps an edition's faces: "cards" for the source language (as before
+    games had languages), "cards-<lang>" for each other one."""
+    return "cards" if game.is_source else f"cards-{game.language}"
 
 
 def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
@@ -112,18 +141,25 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     it was first built (or last reprinted): a designer builds again to look at an edit, and
     the reprint still owes them every card changed since their sheets came out of the printer."""
     record = read_record(project, game.id)
-    printed = record.setdefault("printed", dict(record["cards"]))
+    key = record_key(game)
+    cards = record.setdefault(key, {})
+    printed = record.setdefault(printed_key(key), dict(cards))
     for uid, sides in keys_by_card(faces).items():
-        record["cards"].setdefault(uid, {}).update(sides)
-        printed.setdefault(uid, dict(record["cards"][uid]))
+        cards.setdefault(uid, {}).update(sides)
+        printed.setdefault(uid, dict(cards[uid]))
     record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
     _write_record(project, game.id, record)
 
 
-def mark_printed(project: Project, game_id: str, cards: dict) -> None:
+def printed_key(key: str) -> str:
+    """Where .faces.json keeps the faces an edition last printed: "printed", "printed-<lang>"."""
+    return "printed" + key[len("cards"):]
+
+
+def mark_printed(project: Project, game_id: str, cards: dict, key: str = "cards") -> None:
     """After a reprint: these cards ({uid: {side: key}}) are on paper as they are now."""
     record = read_record(project, game_id)
-    record.setdefault("printed", dict(record["cards"])).update(cards)
+    record.setdefault(printed_key(key), dict(record.get(key, {}))).update(cards)
     _write_record(project, game_id, record)
 
 
@@ -171,11 +207,27 @@ def coarse_art(renderer: CardRenderer, draft: bool) -> list[Problem]:
     return problems
 
 
+def editions(project: Project, game_id: str, lang: str | None = None) -> list[str]:
+    """The languages to build: `lang`, or every language the game has."""
+    from generator.source.load import game_languages
+    languages = game_languages(project, game_id)
+    if lang is None:
+        return languages
+    if lang not in languages:
+        raise PnpError(Problem(f"cards/{game_id}/game.yaml", None,
+                               f"no {lang} edition (languages: {', '.join(languages)})"))
+    return [lang]
+
+
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
-               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None) -> tuple[list[str], list[str]]:
-    """Build the packs; return the files written and the faces rendered (not from the cache)."""
-    game = check_game(project, assets, game_id).game
+               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
+               lang: str | None = None) -> tuple[list[str], list[str]]:
+    """Build the packs of one edition (default: the source language); return the files
+    written and the faces rendered (not from the cache)."""
+    game = check_game(project, assets, game_id, lang).game
+    assets = assets.edition(game.spec.language)
+    label = f"{game_id} ({game.language})" if len(game.languages) > 1 else game_id
     packs = select_packs(game, players)
     sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
@@ -183,9 +235,9 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     for problem in coarse_art(renderer, options.draft):
         say(f"warning: {problem}")
     rendered = renderer.render(list(faces.values()), jobs=jobs,
-                               progress=(lambda total: progress(game_id, total)) if progress else None)
+                               progress=(lambda total: progress(label, total)) if progress else None)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
-    say(f"{game_id}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
+    say(f"{label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
     rulebook = RulebookRenderer(project, assets, game, renderer)
     builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
     rules = _rules(game, assets, rulebook, papers, options)

@@ -31,6 +31,7 @@ from generator.sheets.sections import RUNS, Body, Section
 from generator.sheets.tuck_boxes import BoxSheets
 from generator.source.assets import Assets
 from generator.source.game import Game
+from generator.source.i18n import translator
 from generator.source.options import PrintOptions
 from generator.source.project import Project
 from generator.source.schema import PackSpec
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 def pack_name(game: Game, pack: PackSpec, paper: str, options: PrintOptions = PrintOptions(),
               name_key: str | None = None) -> str:
-    return f"{game.id}-{name_key or pack.key}-{paper}{options.suffix}"
+    return f"{game.id}-{name_key or pack.key}-{paper}{options.suffix}{game.name_suffix}"
 
 
 class PackBuilder:
@@ -82,7 +83,7 @@ class PackBuilder:
         if self.options.draft:
             mark_draft(out, self.assets)
         offset = len(info.pages)
-        pack_record.outline(out, sections, offset, body)
+        pack_record.outline(out, sections, offset, self.game.spec.language, body)
         pack_record.metadata(out, self.game, pack, paper, self.options)
         tidy_fonts(out)                      # the info page's fonts too: unique tags, clean names
         buffer = io.BytesIO()
@@ -131,7 +132,7 @@ class PackBuilder:
     def _info(self, pack: PackSpec, paper: str, sections: list[Section], body: Body):
         info_count = 1
         for _ in range(3):          # the info page count shifts every page number: settle it
-            runs = _runs(body.entries, info_count)
+            runs = _runs(body.entries, info_count, self.game.spec.language)
             pdf = self.info.render(pack, paper, sections, runs, info_count, len(body.entries), self.options,
                                    self.reprint)
             if len(pdf.pages) == info_count:
@@ -140,17 +141,23 @@ class PackBuilder:
         return pdf, runs
 
 
-RUN_TITLES = {"rules": "双面 · 普通纸 · 规则书", "duplex": "双面 · 200–250 g 卡纸", "fronts": "正面 · 200–250 g 卡纸", "card": "单面 · 200–250 g 卡纸",
-              "paper": "单面 · 普通纸", "backs": "背面 · 放回已印正面的卡纸"}
+def run_titles(lang: str) -> dict[str, str]:
+    """What each print run is printed on, in the edition's language."""
+    t = translator(lang)
+    return {"rules": t.gettext("two-sided · plain paper · rulebook"),
+            "duplex": t.gettext("two-sided · 200–250 g card stock"), "fronts": t.gettext("fronts · 200–250 g card stock"),
+            "card": t.gettext("one-sided · 200–250 g card stock"), "paper": t.gettext("one-sided · plain paper"),
+            "backs": t.gettext("backs · the card stock with the fronts printed, fed again")}
 
 
-def _runs(entries: list[dict], info_count: int) -> list[dict]:
+def _runs(entries: list[dict], info_count: int, lang: str) -> list[dict]:
     """Page ranges of the print runs (after the info pages), in RUNS order."""
+    titles = run_titles(lang)
     runs = []
     for run in RUNS:
         pages = [n for n, e in enumerate(entries, 1) if e["run"] == run]
         if pages:
-            runs.append({"run": run, "title": RUN_TITLES[run], "first": info_count + min(pages),
+            runs.append({"run": run, "title": titles[run], "first": info_count + min(pages),
                          "last": info_count + max(pages)})
     return runs
 

@@ -9,13 +9,14 @@ from generator import __version__
 from generator.geometry import PAPERS
 from generator.sheets.sections import Body, Section
 from generator.source.game import Game
+from generator.source.i18n import translator
 from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
 
 
-def outline(out: pikepdf.Pdf, sections: list[Section], offset: int, body: Body | None = None) -> None:
+def outline(out: pikepdf.Pdf, sections: list[Section], offset: int, lang: str, body: Body | None = None) -> None:
     with out.open_outline() as tree:
-        tree.root.append(OutlineItem("内容与打印说明", 0))
+        tree.root.append(OutlineItem(translator(lang).gettext("Contents and printing"), 0))
         for section in sections:
             if section.kind == "rulebook":
                 tree.root.append(rulebook_outline(section, offset, body))
@@ -42,7 +43,9 @@ def rulebook_outline(section: Section, offset: int, body: Body | None) -> Outlin
 
 
 def metadata(out: pikepdf.Pdf, game: Game, pack: PackSpec, paper: str, options: PrintOptions) -> None:
-    title = f"{game.spec.title} · {pack.players} 人 · {paper.upper()}"
+    t = translator(game.spec.language)
+    players = t.ngettext("%(num)d player", "%(num)d players", pack.players) % {"num": pack.players}
+    title = f"{game.spec.title} · {players} · {paper.upper()}"
     out.docinfo = out.make_indirect(Dictionary(Title=title, Producer=f"pnp {__version__}", Creator="pnp"))
     out.Root.PageMode = Name.UseOutlines
     duplex = {"long": Name.DuplexFlipLongEdge, "short": Name.DuplexFlipShortEdge}.get(options.duplex, Name.Simplex)

@@ -7,6 +7,7 @@ character is either in a bundled font or part of an emoji that has an icon.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import struct
@@ -61,6 +62,13 @@ class Assets:
                 raise PnpError(Problem(project.display(listing), line, f"font file {font.path.name} is damaged: "
                                        f"{damage}", "copy the font again (tools/build_assets.py makes the subsets)"))
         self.families = list(dict.fromkeys(f.family for f in self.fonts))
+        self.orders = {lang: list(dict.fromkeys(order + self.families)) for lang, order in spec.languages.items()}
+        for lang, order in spec.languages.items():
+            unknown = [f for f in order if f not in self.families]
+            if unknown:
+                raise PnpError(Problem(project.display(listing), data["languages"].line_of(lang),
+                                       f"languages: {lang}: no font family {unknown[0]!r} above "
+                                       f"(families: {', '.join(self.families)})"))
         self._icons = {}
         self._named: dict[str, Path | None] = {}       # icons by file name, looked up once
         self._checked: set[Path] = set()                # icons found self-contained
@@ -71,6 +79,18 @@ class Assets:
             self._icons[_strip(seq)] = svg
         alternatives = sorted(self._icons, key=len, reverse=True)
         self.emoji_re = re.compile("|".join(re.escape(s) for s in alternatives)) if alternatives else None
+
+    def edition(self, lang: str) -> "Assets":
+        """These fonts and icons with the font fallback order of one language (fonts.yaml
+        `languages:`): an English edition draws Latin letters with a Latin font first. The
+        coverage is the same; only which font draws a character changes."""
+        order = self.orders.get(lang, self.families)
+        if order == self.families:
+            return self
+        view = copy.copy(self)
+        view.families = order
+        view.fonts = sorted(self.fonts, key=lambda f: order.index(f.family))
+        return view
 
     @functools.cached_property
     def coverage(self) -> dict[str, set[int]]:

@@ -81,6 +81,44 @@ class Game:
     data: dict[str, Any] = field(default_factory=dict)   # the game's extra data files, by file name
     tables: dict[str, list[Card]] = field(default_factory=dict)  # typed rows, by table id
     derived: dict[str, Any] = field(default_factory=dict)
+    language: str = ""         # this edition's language ("" until load_game sets it)
+    text: dict[str, str] = field(default_factory=dict)   # source text -> this edition's (the `text:` catalogue)
+    catalogue: str | None = None       # the edition's i18n/<lang>.yaml as displayed, None for the source
+    missing: list = field(default_factory=list)          # Problems: translations the catalogue lacks
+    coverage: dict[str, list[int]] = field(default_factory=dict)  # "card texts"/"strings" -> [translated, total]
+    origin: "Game | None" = field(default=None, repr=False)  # an edition's source-language game
+
+    @property
+    def data_game(self) -> "Game":
+        """The game in its data's language: what the rules module derives from and checks, so
+        every edition prints the same numbers (a rule may read its numbers out of card text)."""
+        return self.origin or self
+
+    @property
+    def languages(self) -> list[str]:
+        return list(self.spec.languages or [self.spec.language])
+
+    @property
+    def is_source(self) -> bool:
+        return self.catalogue is None
+
+    @property
+    def name_suffix(self) -> str:
+        """What output names carry for this edition: "-en" when the game has several languages."""
+        return f"-{self.language}" if len(self.languages) > 1 else ""
+
+    def translate(self, text: Any) -> Any:
+        """`_` in templates: a source-language string in this edition's language. A string
+        the catalogue lacks is an error (its template line is reported), never silently
+        printed in the source language."""
+        from generator.source.edition import MissingText, needs_translation
+        if self.is_source or not isinstance(text, str):
+            return text
+        if text in self.text:
+            return self.text[text]
+        if not needs_translation(text, self.languages[0]):          # numbers, signs, icons read the same
+            return text
+        raise MissingText(f"no {self.language} translation of {text!r} under text: in {self.catalogue}")
 
     @property
     def packs(self) -> list[PackSpec]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generator.source.schema import ClaimsFile, DeckFile, FontsFile, GameSpec, PiecesFile, TableFile
+from generator.source.schema import CatalogueFile, ClaimsFile, DeckFile, FontsFile, GameSpec, PiecesFile, TableFile
 
 SCHEMAS = {
     "game": (GameSpec, "game.yaml: a game, its player colours and its packs"),
@@ -18,6 +18,7 @@ SCHEMAS = {
     "table": (TableFile, "a table file: typed rows a board or the rules read (not printed as cards)"),
     "pieces": (PiecesFile, "pieces.yaml: boards, maps, tracks and tokens drawn from data"),
     "claims": (ClaimsFile, "claims.yaml: what the rules document states, checked against the rules module"),
+    "i18n": (CatalogueFile, "i18n/<lang>.yaml: a game's text in another language (one file per translator)"),
     "fonts": (FontsFile, "fonts/fonts.yaml: the bundled fonts, in fallback order"),
 }
 MODELINE = "# yaml-language-server: $schema={path}"

@@ -18,7 +18,8 @@ from generator.errors import PnpError, Problem, abbreviate, short_repr
 from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
-from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
+from generator.source.edition import apply_catalogue
+from generator.source.schema import (CARD_KEYS, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
 from generator.source.schema import IMAGE_TYPES
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
@@ -28,8 +29,9 @@ ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as
 MAX_ID = 64
 
 
-def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
-    """The game, with its rules module imported (rules=False: data only, no code of the game runs)."""
+def load_game(project: Project, game_id: str, lang: str | None = None, rules: bool = True) -> Game:
+    """The game in `lang` (default: its source language, the language of its data), with its rules
+    module imported (rules=False: data only, no code of the game runs)."""
     folder = project.cards / game_id
     if not (folder / "game.yaml").is_file():
         known = ", ".join(project.games()) or "none"
@@ -108,10 +110,13 @@ def load_game(project: Project, game_id: str, rules: bool = True) -> Game:
             problems.extend(exc.problems)
     rules = _import_rules(project, folder / spec.rules, problems) if rules else None
     game = Game(game_id, folder, spec, decks, pieces, claims, rules, files, data, tables)
+    game.language = spec.languages[0]
     for deck in decks.values():
         deck.game = game
     if problems:
         raise PnpError(problems)
+    if lang is not None and lang != game.language:
+        game = _edition(project, game, lang)
     return game
 
 
@@ -162,6 +167,43 @@ def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Prob
         problems.extend(Problem(p.path, p.line or (data.line_of(key) if p.path == display else None), p.message,
                                 p.hint) for p in exc.problems)
         return []
+
+
+def _edition(project: Project, game: Game, lang: str) -> Game:
+    """The game in another of its languages, its catalogue validated (what it lacks is
+    left to the validator, in game.missing)."""
+    game_file = project.display(game.folder / "game.yaml")
+    if lang not in game.languages:
+        raise PnpError(Problem(game_file, files_line(game.files, "languages") or files_line(game.files, "language"),
+                               f"no {lang} edition (languages: {', '.join(game.languages)})",
+                               f"add {lang} to languages: and write cards/{game.id}/i18n/{lang}.yaml"))
+    path = game.folder / "i18n" / f"{lang}.yaml"
+    display = project.display(path)
+    if not path.is_file():
+        raise PnpError(Problem(display, None, f"the {lang} edition has no catalogue",
+                               "copy the source texts into it (docs/authoring.md, Languages)"))
+    raw = load_yaml(path, display)
+    try:
+        catalogue = CatalogueFile.model_validate(raw)
+    except ValidationError as exc:
+        raise PnpError(validation_problems(exc, raw, display)) from None
+    if catalogue.language != lang:
+        raise PnpError(Problem(display, raw.line_of("language"),
+                               f"language: '{catalogue.language}' in the file for {lang}"))
+    return apply_catalogue(game, lang, catalogue, display, raw)
+
+
+def game_languages(project: Project, game_id: str) -> list[str]:
+    """A game's languages from its game.yaml alone (the full load validates it)."""
+    game_file = project.cards / game_id / "game.yaml"
+    if not game_file.is_file():
+        load_game(project, game_id)          # says which games there are
+    data = load_yaml(game_file, project.display(game_file))
+    try:
+        return list(GameSpec.model_validate(data).languages)
+    except ValidationError:
+        load_game(project, game_id)          # reports the problems in full
+        raise
 
 
 def files_line(files: dict, key: str) -> int | None:

@@ -60,11 +60,27 @@ def _emphasis_parts(text: str):
         yield text[pos:], False
 
 
+def _latin(char: str) -> bool:
+    """A letter or digit of a script that separates words with spaces (Latin, Greek, Cyrillic …)."""
+    return char.isalnum() and ord(char) < 0x2E80
+
+
+def keyword_pattern(word: str) -> str:
+    """A keyword matched as a whole word: "Sell" not inside "Selling" or "Resell". Chinese and
+    Japanese have no spaces between words, so a CJK keyword matches wherever it occurs."""
+    pattern = re.escape(word)
+    if word and _latin(word[0]):
+        pattern = r"(?<![^\W_])" + pattern
+    if word and _latin(word[-1]):
+        pattern += r"(?![^\W_])"
+    return pattern
+
+
 def _run_html(kind: str, run: str, assets: Assets, keywords, icon_class: str) -> str:
     if kind == "icon":
         return f'<img class="{icon_class}" src="{assets.icon_url(run)}" alt="{escape(run)}">'
     words = sorted(keywords, key=len, reverse=True)
-    pattern = "|".join([re.escape(w) for w in words] + [NUMBER])
+    pattern = "|".join([keyword_pattern(w) for w in words] + [NUMBER])
     out, pos = [], 0
     for match in re.finditer(pattern, run):
         out.append(str(escape(run[pos:match.start()])))

@@ -27,7 +27,6 @@ from generator.errors import PnpError, Problem
 from generator.source.game import Game
 from generator.source.markup import to_html
 from generator.source.schema import RULEBOOK_PAGES, size_mm
-from generator.source.paper_words import players_label
 
 HTML_TAG = re.compile(r"(<[^>]+>)")
 TOKEN = re.compile("\ue000(\\d+)\ue001")
@@ -272,3 +271,11 @@ def markdown_problems(source: str, display: str) -> list[Problem]:
 def _closed(fence, text: str) -> bool:
     last = text.rstrip("\n").split("\n")[-1].strip()
     return last.startswith(fence.markup) and set(last) <= set(fence.markup[0])
+
+
+def players_label(n: int, variant: str | None, _: Callable[[str], str]) -> str:
+    """A pack's label, e.g. "3 人（独灯局）" / "3 players (solo lantern)"."""
+    label = _("{n} players").format(n=n)
+    if variant:
+        label += f"（{variant}）" if "人" in label else f" ({variant})"
+    return label

@@ -20,6 +20,7 @@ ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64,
 EXPR = r"^\s*\{\{.*\}\}\s*$"
 Expr = Annotated[str, Field(pattern=EXPR, description="a {{ expression }} over game, derived, pack, player")]
 Num = Union[float, Expr]
+LANG = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"     # a BCP 47 tag: en, zh-Hans, pt-BR
 Colour = Annotated[str, Field(pattern=r"^(#[0-9a-fA-F]{6}|\{\{.*\}\}|none)$", description="#rrggbb")]
 
 
@@ -116,7 +117,10 @@ class GameSpec(Strict):
     id: ID
     title: str
     subtitle: str | None = None
-    language: str = "zh-Hans"
+    language: str = Field("zh-Hans", description="the data's language, when the game has one (see languages)")
+    languages: list[Annotated[str, Field(pattern=LANG)]] | None = Field(
+        None, min_length=1, description="the editions, e.g. [zh-Hans, en]; the first is the data's own language, "
+        "each other one has its catalogue cards/<game>/i18n/<lang>.yaml")
     source: str | None = Field(None, description="where the rules come from")
     rules: str = "rules.py"
     card: CardDefaults = CardDefaults()
@@ -133,6 +137,18 @@ class GameSpec(Strict):
                                 description="household items the pack does not hold, printed on page 1")
     packs: list[PackSpec]
     tuck_boxes: TuckBoxSpec | None = Field(None, description="print a tuck box for every deck or group of decks")
+
+    @model_validator(mode="after")
+    def _one_source_language(self):
+        if self.languages is None:
+            self.languages = [self.language]
+        elif "language" in self.model_fields_set and self.language != self.languages[0]:
+            raise ValueError(f"language '{self.language}' is not the first of languages {self.languages}")
+        else:
+            self.language = self.languages[0]
+        if len(set(self.languages)) != len(self.languages):
+            raise ValueError(f"languages: {self.languages} names a language twice")
+        return self
 
     @field_validator("packs")
     @classmethod
@@ -420,6 +436,27 @@ class ClaimsFile(Strict):
     claims: list[ClaimSpec]
 
 
+# --- i18n/<lang>.yaml (an edition's translations) -----------------------------------------
+
+Translation = Annotated[str, Field(description="the text in this language; placeholders, icons and {{ }} kept")]
+
+
+class CatalogueFile(Strict):
+    """One language's text for a game whose data is in another: a translator edits this file only."""
+    language: Annotated[str, Field(pattern=LANG)]
+    title: Translation | None = None
+    subtitle: Translation | None = None
+    decks: dict[str, Translation] = Field(default_factory=dict, description="deck id -> the deck's name")
+    cards: dict[str, dict[str, dict[str, Translation]]] = Field(
+        default_factory=dict, description="deck id -> card id -> field -> text (text and rich fields)")
+    colours: dict[str, Translation] = Field(default_factory=dict, description="player colour id -> name")
+    pieces: dict[str, Translation] = Field(default_factory=dict, description="piece id -> name")
+    keywords: list[str] | None = Field(None, description="this edition's keywords (replaces game.yaml's list)")
+    text: dict[str, Translation] = Field(
+        default_factory=dict, description="every other printed string, keyed by its exact source-language text: "
+        "pieces.yaml texts, template literals in _(), enum values, supplies, pack variants")
+
+
 # --- fonts/fonts.yaml ------------------------------------------------------------------
 
 class FontEntry(Strict):
@@ -431,6 +468,9 @@ class FontEntry(Strict):
 
 class FontsFile(Strict):
     fonts: list[FontEntry] = Field(min_length=1, description="in fallback order: the first font that has a character draws it")
+    languages: dict[str, list[str]] = Field(
+        default_factory=dict, description="language -> font families in the fallback order for that edition "
+        "(families left out follow in the order above); other languages use the order above")
 
 
 # --- turning pydantic errors into located problems --------------------------------------

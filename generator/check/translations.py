@@ -1,0 +1,68 @@
+"""An edition's translations are complete: every card text, name and printed string of the
+source has its text in the edition's catalogue.
+
+What the catalogue lacks in the game's data was noted when it was laid over the source
+(source/edition.py); here the game's templates are read for their `_("…")` literals (with
+Babel's Jinja extractor, the way gettext tools find them), each one looked up in `text:`.
+A `_()` of a value (`_(card.timing)`) is checked when the faces are made, in `pnp validate`
+as in `pnp build`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2.ext import babel_extract
+
+from generator.errors import Problem
+from generator.source.edition import needs_translation
+from generator.source.game import Game
+from generator.source.project import Project
+
+JINJA_OPTIONS = {"trim_blocks": "true", "lstrip_blocks": "true", "extensions": "jinja2.ext.i18n"}
+
+
+def template_literals(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of each constant string a template passes to `_()`."""
+    with path.open("rb") as handle:
+        found = []
+        for line, function, message, _ in babel_extract(handle, ("_", "gettext"), [], JINJA_OPTIONS):
+            if isinstance(message, str):
+                found.append((line, message))
+        return found
+
+
+def game_templates(project: Project, game: Game) -> list[Path]:
+    """Every template in the folders of the game's face and back templates (includes too)."""
+    folders = set()
+    for deck in game.decks.values():
+        for name in (deck.spec.face, deck.spec.back):
+            path = project.template(name) if name else None
+            if path is not None and path.is_relative_to(project.templates.resolve()):
+                folders.add(path.parent)
+    return sorted(p for folder in folders for p in folder.rglob("*.html"))
+
+
+def translation_checks(project: Project, game: Game) -> list[Problem]:
+    """The edition's missing translations, template literals included; updates its coverage."""
+    if game.is_source:
+        return []
+    problems = list(game.missing)
+    seen = set()
+    for path in game_templates(project, game):
+        for line, text in template_literals(path):
+            if not needs_translation(text, game.languages[0]) or text in seen:
+                continue
+            seen.add(text)
+            found = text in game.text
+            game.coverage["strings"][1] += 1
+            game.coverage["strings"][0] += int(found)
+            if not found:
+                problems.append(Problem(project.display(path), line, f"_({text!r}): no {game.language} "
+                                        "translation under text:", f"add it to {game.catalogue}"))
+    return problems
+
+
+def coverage_line(game: Game) -> str:
+    """e.g. "en: 128/128 card texts, 54/54 strings"."""
+    parts = [f"{done}/{total} {kind}" for kind, (done, total) in game.coverage.items()]
+    return f"{game.language}: {', '.join(parts)}"

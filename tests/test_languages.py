@@ -1,0 +1,307 @@
+"""One card set in several languages: a game with `languages: [zh-Hans, en]` builds both
+editions, the English one with no Chinese character on paper, the engine's own words from its
+gettext catalogues, and every missing or overflowing translation as one `file:line` error."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pikepdf
+import pytest
+from pypdf import PdfReader
+
+from generator.source.i18n import ENGINE_LANGUAGES, catalogue, translator
+from generator.source.markup import to_html
+from tests.conftest import ROOT, pnp
+from tests.test_gallery import _serve, browser  # noqa: F401  (the fixture)
+
+GAME = "night-market"
+CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uf900-\ufaff\uff00-\uffef]")
+CATALOGUE = f"cards/{GAME}/i18n/en.yaml"
+
+
+def bilingual_project(target: Path) -> Path:
+    """The documentation game, with the bilingual fixture's files laid over it."""
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", target)
+    shutil.copytree(ROOT / "tests/fixtures/bilingual", target, dirs_exist_ok=True)
+    for shared in ("fonts", "icons"):
+        (target / shared).symlink_to(ROOT / shared)
+    return target
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory) -> Path:
+    project = bilingual_project(tmp_path_factory.mktemp("bilingual") / "project")
+    result = pnp(project, "build", GAME, "--players", "3", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    return project
+
+
+def _text(path: Path) -> list[str]:
+    return [page.extract_text() for page in PdfReader(str(path)).pages]
+
+
+def _edit(project: Path, name: str, old: str, new: str) -> None:
+    path = project / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_every_language_is_built_and_named_by_its_language(both):
+    folder = both / "build" / GAME
+    names = sorted(p.name for p in folder.glob("*.pdf"))
+    assert names == [f"{GAME}-3p-a4-en.pdf", f"{GAME}-3p-a4-zh-Hans.pdf"]
+    manifest = json.loads((folder / f"{GAME}-3p-a4-en.json").read_text(encoding="utf-8"))
+    assert manifest["file"] == f"{GAME}-3p-a4-en.pdf" and manifest["title"] == "Night Market Stallholders"
+    assert {c["name"] for c in manifest["components"]} == {
+        "Goods cards", "Stall cards", "Rules summary", "Market score board", "Coin", "First player marker"}
+
+
+def test_the_english_pack_prints_no_chinese_character(both):
+    pages = _text(both / "build" / GAME / f"{GAME}-3p-a4-en.pdf")
+    for number, text in enumerate(pages, 1):
+        assert not CJK.findall(text), f"page {number}: {CJK.findall(text)}"
+    first = pages[0]
+    assert "3 players" in first and "11 pages" in first and "Print settings" in first and "Cutting" in first
+    assert "pages 2–9" in first and "flip on the long edge" in first and "100 %" in first
+    everything = "\n".join(pages)
+    assert "Spinning lantern" in everything and "Market score board · 3 players" in everything
+    assert "Stall 3" in everything and "Toy" in everything and "Red lamp's stall" in everything
+    pdf = pikepdf.open(both / "build" / GAME / f"{GAME}-3p-a4-en.pdf")
+    with pdf.open_outline() as outline:
+        titles = [item.title for item in outline.root]
+    assert titles[0] == "Contents and printing" and "Goods cards ×16" in titles
+    assert str(pdf.docinfo["/Title"]) == "Night Market Stallholders · 3 players · A4"
+
+
+def test_the_chinese_pack_keeps_its_words(both):
+    path = both / "build" / GAME / f"{GAME}-3p-a4-zh-Hans.pdf"
+    first = _text(path)[0]
+    assert "内容" in first and "打印设置" in first and "共 11 页" in first and "裁切" in first
+    assert "Print settings" not in first
+    pdf = pikepdf.open(path)
+    with pdf.open_outline() as outline:
+        assert [item.title for item in outline.root][0] == "内容与打印说明"
+    assert str(pdf.docinfo["/Title"]) == "夜市摊主 · 3 人 · A4"
+
+
+def test_latin_extended_a_text_builds(both):
+    text = "\n".join(_text(both / "build" / GAME / f"{GAME}-3p-a4-en.pdf"))
+    assert "Green hills of Łódź" in text
+
+
+def test_every_card_has_its_translation(both):
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    source, english = (load_game(Project.at(both), GAME, lang) for lang in (None, "en"))
+    assert english.language == "en" and english.spec.language == "en" and source.language == "zh-Hans"
+    for deck_id, deck in source.decks.items():
+        texts = [n for n, f in deck.spec.fields.items() if f.type in ("text", "rich")]
+        for card, translated in zip(deck.cards, english.decks[deck_id].cards):
+            assert (card.id, card.copies) == (translated.id, translated.copies)
+            for name in texts:
+                if card.fields.get(name):
+                    assert translated.fields[name] != card.fields[name] and not CJK.search(translated.fields[name])
+            numbers = {n: v for n, v in card.fields.items() if n not in texts}
+            assert numbers == {n: translated.fields[n] for n in numbers}     # numbers and ids are shared
+
+
+def test_the_edition_sets_the_html_language(both):
+    from generator.render.cards import CardRenderer
+    from generator.source.assets import Assets
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    project = Project.at(both)
+    game = load_game(project, GAME, "en")
+    game.derived = game.rules.derive(game)
+    renderer = CardRenderer(project, Assets(project).edition("en"), game)
+    deck = game.decks["goods"]
+    face = renderer.face(deck, deck.cards[0], "face")
+    page = renderer._document([face], face.page_size, renderer.stylesheets(deck), 1.0)
+    assert page.startswith('<!DOCTYPE html><html lang="en">')
+    assert "font-family: 'Noto Sans', 'Noto Sans SC'" in page    # the Latin font first, CJK as fallback
+
+
+def test_validate_prints_each_languages_coverage(both):
+    result = pnp(both, "validate", GAME)
+    assert result.exit_code == 0, result.output
+    assert f"{GAME}: en: 14/14 card texts, 30/30 strings" in result.output
+    assert f"{GAME} (zh-Hans): valid (1 note)" in result.output and f"{GAME} (en): valid (0 notes)" in result.output
+
+
+def test_a_missing_card_translation_names_card_field_and_language(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, 'lantern: {name: Spinning lantern, effect: "**Call out**: turn over 1 more card."}',
+          "lantern: {name: Spinning lantern}")
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"cards/{GAME}/goods.yaml:15: card 'goods/lantern': effect: no en translation (hint: add it to {CATALOGUE})"]
+
+
+def test_a_missing_template_or_piece_string_is_located(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, "  文: cash\n", "")
+    _edit(project, CATALOGUE, "  先手: First\n", "")
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"cards/{GAME}/pieces.yaml:53: piece 'first-marker' '先手': no en translation (hint: add it to {CATALOGUE})",
+        f"templates/{GAME}/goods.html:4: _('文'): no en translation under text: (hint: add it to {CATALOGUE})"]
+
+
+def test_a_missing_enum_value_is_located_at_its_template_line(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, "  玩物: Toy\n", "")
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"templates/{GAME}/goods.html:7: goods/lantern (face): template failed: no en translation of '玩物' "
+        f"under text: in {CATALOGUE}"]
+
+
+def test_a_translation_must_keep_the_placeholders(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, '"Price +{price}, halved (rounded down)."', '"Price plus half (rounded down)."')
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"{CATALOGUE}:12: card 'goods/gift': effect: the en text must keep {{price}} as the source has them "
+        "(hint: translate only the words)"]
+
+
+def test_an_overflowing_translation_fails_naming_card_and_language(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    long = " ".join(["Turn over one more card from the market stack and read it aloud to everyone."] * 6)
+    _edit(project, CATALOGUE, '"**Call out**: turn over 1 more card."', f'"**Call out**: {long}"')
+    result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"cards/{GAME}/goods.yaml:15: goods/lantern (face): the en text does not fit its box in "
+        f"{GAME}/goods.html even at 76 % size (hint: shorten the text)"]
+    assert not list((project / "build" / GAME).glob("*.pdf"))          # nothing half-written
+
+
+def test_lang_picks_one_edition(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (project / "build" / GAME).glob("*.pdf")) == [f"{GAME}-2p-a4-en.pdf"]
+    assert f"{GAME} (en): rendered 11 faces, 0 from the cache" in result.output
+    wrong = pnp(project, "build", GAME, "--lang", "fr")
+    assert wrong.exit_code == 2 and f"{GAME} has no fr edition (languages: zh-Hans, en)" in wrong.output
+
+
+def test_one_language_games_keep_their_names(tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    result = pnp(project, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (project / "build" / GAME).glob("*.pdf")) == [f"{GAME}-2p-a4.pdf"]
+
+
+def test_keywords_match_whole_words_in_latin_scripts_only(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    from generator.source.assets import Assets
+    from generator.source.project import Project
+    assets = Assets(Project.at(project))
+    html = str(to_html("Selling? Sell. Resell, Sell", assets, ["Sell"]))
+    assert html.count('<span class="kw">Sell</span>') == 2 and "Selling" in html and "Resell" in html
+    chinese = str(to_html("收摊前收摊", assets, ["收摊"]))
+    assert chinese.count('<span class="kw">收摊</span>') == 2
+
+
+def test_engine_catalogues_have_correct_plural_forms():
+    en, zh = translator("en"), translator("zh-Hans")
+    assert [en.ngettext("%(num)d page", "%(num)d pages", n) % {"num": n} for n in (1, 2)] == ["1 page", "2 pages"]
+    assert [zh.ngettext("%(num)d page", "%(num)d pages", n) % {"num": n} for n in (1, 2)] == ["共 1 页", "共 2 页"]
+    assert (catalogue("en").num_plurals, catalogue("en").plural_expr) == (2, "(n != 1)")
+    assert (catalogue("zh-Hans").num_plurals, catalogue("zh-Hans").plural_expr) == (1, "0")
+    assert translator("zh-CN").gettext("Contents") == "内容" and translator("fr").gettext("Contents") == "Contents"
+
+
+def test_every_engine_message_is_translated_in_both_catalogues():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from messages import extract
+    used = {m.id for m in extract() if m.id}
+    assert len(used) > 60
+    for lang in ENGINE_LANGUAGES:
+        cat = catalogue(lang)
+        forms = cat.num_plurals
+        for msgid in used:
+            message = cat.get(msgid if isinstance(msgid, str) else msgid[0])
+            assert message is not None and message.id == msgid, f"{lang}: {msgid!r} is not in the catalogue"
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            assert len(strings) == (forms if isinstance(msgid, tuple) else 1) and all(strings), (lang, msgid)
+        assert [(m.id, errors) for m, errors in cat.check()] == []     # placeholders agree with the msgids
+        assert not [m.id for m in cat if m.id and m.id not in used], f"{lang}: unused messages"
+
+
+def test_the_gallery_has_every_language(both, browser):
+    result = pnp(both, "gallery", GAME, "--players", "3")
+    assert result.exit_code == 0, result.output
+    english = (both / "build" / GAME / "gallery-en" / "index.html").read_text(encoding="utf-8")
+    chinese = (both / "build" / GAME / "gallery-zh-Hans" / "index.html").read_text(encoding="utf-8")
+    assert english.startswith('<!DOCTYPE html>\n<html lang="en">') and '<html lang="zh-Hans">' in chinese
+    assert "Search by name" in english and "按名称搜索" in chinese
+    nav = re.search(r'<nav class="editions">.*?</nav>', english).group()
+    assert 'href="../gallery-zh-Hans/index.html"' in nav
+    assert not CJK.findall(english.replace(nav, ""))           # only the link to 中文 shows both scripts
+    forms = [json.loads(re.search(r"const designs = (\[.*?\]),", page).group(1)) for page in (english, chinese)]
+    assert forms == [["%(num)d design", "%(num)d designs"], ["%(num)d 种"]]
+    assert "const pluralIndex = n => Number((n != 1));" in english and "Number(0)" in chinese
+    manifest = json.loads((both / "build" / GAME / f"{GAME}-3p-a4-en.json").read_text(encoding="utf-8"))
+    designs = sum(len(c["cards"]) if c["kind"] == "deck" else 1 for c in manifest["components"])
+    copies = sum(c["count"] for c in manifest["components"])
+    server = _serve(both)
+    page = browser.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/{GAME}/gallery-en/index.html")
+        assert page.locator("#shown").text_content() == f"{designs} designs · {copies} copies"
+        page.fill("#search", "Coin")
+        assert page.locator("#shown").text_content() == "1 design · 18 copies"
+        page.click("nav.editions a")
+        assert page.locator("#shown").text_content() == f"{designs} 种 · {copies} 张/件"
+    finally:
+        page.close()
+        server.shutdown()
+
+
+def test_the_calibration_sheet_speaks_english(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    result = pnp(project, "calibrate", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    text = "\n".join(_text(project / "build" / "calibration-a4-long.pdf"))
+    assert "Printer calibration · A4 · flip on the long edge" in text and not CJK.findall(text)
+
+
+def test_new_game_in_either_language(tmp_path):
+    english = tmp_path / "en"
+    assert pnp(english, "new", "river").exit_code == 0
+    game = (english / "cards/river/game.yaml").read_text(encoding="utf-8")
+    assert "language: en" in game and not CJK.findall(game)
+    chinese = tmp_path / "zh"
+    assert pnp(chinese, "new", "river", "--lang", "zh-Hans").exit_code == 0
+    assert "language: zh-Hans" in (chinese / "cards/river/game.yaml").read_text(encoding="utf-8")
+    valid = pnp(chinese, "validate", "river")
+    assert valid.exit_code == 0, valid.output
+
+
+def test_reprint_in_english_lists_the_changed_card_in_english(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    assert pnp(project, "build", GAME, "--players", "2", "--paper", "a4").exit_code == 0
+    _edit(project, CATALOGUE, "beer: {name: Rice wine}", "beer: {name: Plum wine}")
+    result = pnp(project, "reprint", GAME, "--lang", "en", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert f"wrote build/{GAME}/{GAME}-reprint-a4-en.pdf (1 changed card," in result.output
+    first = _text(project / "build" / GAME / f"{GAME}-reprint-a4-en.pdf")[0]
+    assert "Reprint: the cards changed since the last build" in first and "Plum wine" in first
+    assert "goods/beer" in first and "face" in first and not CJK.findall(first)
+    same = pnp(project, "reprint", GAME, "--paper", "a4")               # the Chinese cards did not change
+    assert same.exit_code == 0 and f"{GAME}: nothing changed since the last build" in same.output

@@ -65,10 +65,11 @@ class TrialResult:
 
 
 def resolve_trial(knights: list[Knight], faces: list[int], hearts: list[int], multiplier: int,
-                  params: Params = STANDARD) -> TrialResult:
-    """Step 5 (揭示与结算) and the record part of step 6 for every player at once."""
+                  params: Params = STANDARD, cut: int = 0) -> TrialResult:
+    """Step 5 (揭示与结算) and the record part of step 6 for every player at once.
+    `cut` lowers T (🔥 试炼之炎)."""
     players = len(knights)
-    threat = players * multiplier
+    threat = max(0, players * multiplier - cut)
     power = sum(face + heart + (params.awaken_power if k.awakened else 0)
                 for k, face, heart in zip(knights, faces, hearts))
     top = max(hearts)
@@ -214,6 +215,68 @@ def oath_draws(players: int, params: Params = STANDARD) -> int:
     return players * (params.trials - 1)
 
 
+def team_game(trials: list[dict], hearts: list[list[int]], faces: list[list[int]] | None = None,
+              cuts: dict[int, int] | None = None, params: Params = STANDARD) -> tuple[list[Knight], list[TrialResult]]:
+    """Play whole trials: hearts[t][i] is knight i's ♡ in trial t, faces[t][i] the card (suggested by default)."""
+    players = len(hearts[0])
+    knights = [Knight() for _ in range(players)]
+    results = []
+    for t, trial in enumerate(trials[: len(hearts)]):
+        face = faces[t] if faces else [trial["suggested"]] * players
+        results.append(resolve_trial(knights, face, list(hearts[t]), trial["multiplier"], params,
+                                     (cuts or {}).get(t, 0)))
+    return knights, results
+
+
+def team_score(knights: list[Knight], params: Params = STANDARD) -> int:
+    return sum(final_score(k, params).total for k in knights)
+
+
+def lead_with_six_points(trials: list[dict], hand: list[int], players: int) -> dict:
+    """Appendix ⑥ / 8.1 ②: everyone leads with the 6 and then plays ascending; each trial the
+    knights add exactly the ♡ still needed (all tie, every trial beaten)."""
+    swapped = [hand[-1]] + hand[:-1]
+    def play(order):
+        need = [max(0, t["multiplier"] - order[i]) for i, t in enumerate(trials)]
+        knights, results = team_game(trials, [[n] * players for n in need], [[f] * players for f in order])
+        return knights, results
+    base, _ = play(hand)
+    six, results = play(swapped)
+    return {"extra_heart": sum(k.heart for k in six) - sum(k.heart for k in base),
+            "points_lost": team_score(base) - team_score(six),
+            "all_beaten": all(r.success for r in results)}
+
+
+def flame_points(trials: list[dict], game, players: int, trial: int = 0) -> dict:
+    """8.3: 🔥 试炼之炎 lowers T in one trial; the knights share the ♡ it saves (trial ① by default)."""
+    cut = oath_amount(game, "flame", players)[1]
+    needs = needs_per_player(trials)
+    base, _ = team_game(trials, [[n] * players for n in needs])
+    cheaper = list(needs)
+    cheaper[trial] = max(0, needs[trial] - cut // players)
+    knights, results = team_game(trials, [[n] * players for n in cheaper], cuts={trial: cut})
+    return {"heart_saved": sum(k.heart for k in base) - sum(k.heart for k in knights),
+            "points_won": team_score(knights) - team_score(base),
+            "all_beaten": all(r.success for r in results)}
+
+
+def free_rider(trials: list[dict], players: int = 4) -> dict:
+    """8.2 搭便车流: knight 0 gives one ♡ less than the need every trial (never below 0); one
+    teammate in turn gives one more, so every trial is still beaten."""
+    needs = needs_per_player(trials)
+    hearts = []
+    for t, need in enumerate(needs):
+        row = [need] * players
+        if need > 0:
+            row[0] = need - 1
+            row[1 + t % (players - 1)] = need + 1
+        hearts.append(row)
+    knights, results = team_game(trials, hearts)
+    rider = knights[0]
+    return {"heart": rider.heart, "purity": rider.purity, "belief": rider.belief,
+            "score": final_score(rider).total, "all_beaten": all(r.success for r in results)}
+
+
 # --- the engine's interface ----------------------------------------------------------------
 
 def derive(game) -> dict:
@@ -272,6 +335,10 @@ def derive(game) -> dict:
         "oath_draws": {p: oath_draws(p) for p in player_counts},
         "oath_draws_all": {p: p * STANDARD.trials for p in player_counts},
         "example": replay_example(game, trials),
+        "lead_with_six": {p: lead_with_six_points(trials, hand, p) for p in player_counts},
+        "flame": {p: flame_points(trials, game, p) for p in player_counts},
+        "free_rider": free_rider(trials),
+        "capacity_2p_variant": 2 * safe_grabs(trials, VARIANT_2P),
     }
 
 

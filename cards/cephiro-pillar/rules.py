@@ -33,6 +33,9 @@ class Params:
     demon_margin: int = 0            # 9.5 心魔加强: 有效♡ = min(♡, ✧ − 2)
     trials: int = 8                  # 9.4 短局: 5
     max_peaks: int | None = None     # 9.6: 允许每人抢峰 4 次
+    oath_draw: int = 1               # 6.2 步骤6: 每人抽 1 张誓约卡
+    cards_per_trial: int = 1         # 6.2 步骤4: 每人暗置 1 张战力卡
+    track_start: int = 0             # 6.1 ②: 三轨全部归零
 
     def stability_for(self, players: int) -> int:
         return self.stability_start if self.stability_start is not None else players * self.stability_per_player
@@ -42,6 +45,9 @@ STANDARD = Params()
 VARIANT_2P = replace(STANDARD, stability_start=10, peak_purity_loss=1, max_peaks=4)   # 9.6 魔神对决
 SHORT = replace(STANDARD, trials=5, threshold=8)                                      # 9.4 短局模式
 HARD = replace(STANDARD, demon_margin=2)                                              # 9.5 心魔加强
+DISCUSSION_SECONDS = 60      # 9.1 开放协商: 每场步骤 1 前 60 秒公开讨论
+TWIN_PURITY = 16             # 9.3 双柱结局: 两人或以上 ✧ ≥ 16
+TWIN_WINNERS = 2             # 9.3: 得分最高的两人共同获胜
 
 
 # --- one player's state and one trial --------------------------------------------------
@@ -339,6 +345,11 @@ def derive(game) -> dict:
         "flame": {p: flame_points(trials, game, p) for p in player_counts},
         "free_rider": free_rider(trials),
         "capacity_2p_variant": 2 * safe_grabs(trials, VARIANT_2P),
+        "variant_hard": HARD,
+        "variants": {"discussion_seconds": DISCUSSION_SECONDS, "twin_purity": TWIN_PURITY,
+                     "twin_winners": TWIN_WINNERS, "short_trials": SHORT.trials},
+        "players_min": min(player_counts),
+        "players_max": max(player_counts),
     }
 
 
@@ -359,12 +370,27 @@ def replay(example: dict, trials: list[dict], params: Params = STANDARD) -> dict
         faces = [example["cards"][t]] * len(names)
         if t == len(trials) - 1:
             awake_before_last = [n for n, k in zip(names, knights) if k.awakened]
+        awake = [k.awakened for k in knights]
         result = resolve_trial(knights, faces, list(hearts), trial["multiplier"], params)
         stability -= result.stability_loss
-        history.append(dict(threat=result.threat, power=result.power, success=result.success,
-                            peak=names[result.peak] if result.peak is not None else None))
+        history.append(dict(number=trial["number"], name=trial["name"], icon=trial["icon"],
+                            card=example["cards"][t], hearts=list(hearts),
+                            purities=[params.mana_per_trial - h for h in hearts],
+                            powers=[f + h + (params.awaken_power if a else 0)
+                                    for f, h, a in zip(faces, hearts, awake)],
+                            awake=[n for n, a in zip(names, awake) if a],
+                            threat=result.threat, power=result.power, success=result.success,
+                            peak=names[result.peak] if result.peak is not None else None,
+                            stability=stability))
     scores = {name: final_score(k, params) for name, k in zip(names, knights)}
     return {
+        "players": [dict(p) for p in example["players"]],
+        "names": names,
+        "stability_start": params.stability_for(len(names)),
+        "breakdown": {name: dict(sacrifice=s.sacrifice, heart=s.heart, purity=s.purity,
+                                 effective=s.effective_heart, belief=s.belief_counted, majin=s.majin,
+                                 total=s.total) for name, s in scores.items()},
+        "winner": max(scores, key=lambda n: (scores[n].total, scores[n].purity)),
         "history": history,
         "stability": stability,
         "totals": {name: dict(heart=k.heart, purity=k.purity, belief=k.belief, peaks=k.peaks,

@@ -348,6 +348,7 @@ def derive(game) -> dict:
         "variant_hard": HARD,
         "variants": {"discussion_seconds": DISCUSSION_SECONDS, "twin_purity": TWIN_PURITY,
                      "twin_winners": TWIN_WINNERS, "short_trials": SHORT.trials},
+        "track_symbols": ["♡", "✧", "◈"],   # the record board's three tracks, one marker each
         "players_min": min(player_counts),
         "players_max": max(player_counts),
     }

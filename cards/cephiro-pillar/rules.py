@@ -266,6 +266,30 @@ def flame_points(trials: list[dict], game, players: int, trial: int = 0) -> dict
             "all_beaten": all(r.success for r in results)}
 
 
+def mirror_peaks(trials: list[dict], game, players: int, params: Params = STANDARD) -> dict:
+    """8.3 护心镜: one knight holds every 护心镜 of the pack's deck and shields that many of their
+    peaks (no ✧ −2). Most peaks that still reach the threshold after the sacrifice, and what one
+    peak costs in ✧ with and without the mirror."""
+    mirrors = oath_amount(game, "mirror", players)[0]
+    needs = needs_per_player(trials)[: params.trials]
+    def knight_after(grabs: int) -> Knight:
+        knights = [Knight() for _ in range(players)]
+        grab_at = (list(range(1, len(needs))) + [0])[:grabs]
+        for t, trial in enumerate(trials[: params.trials]):
+            hearts = [needs[t]] * players
+            shielded = t in grab_at and grab_at.index(t) < mirrors
+            if t in grab_at:
+                hearts[0] = needs[t] + 1
+            resolve_trial(knights, [trial["suggested"]] * players, hearts, trial["multiplier"],
+                          replace(params, peak_purity_loss=0) if shielded else params)
+        return knights[0]
+    safe = 0
+    while safe < params.trials and final_score(knight_after(safe + 1), params).purity >= params.threshold:
+        safe += 1
+    cost = 1 + params.peak_purity_loss      # the ♡ taken from ✧, plus the loss
+    return {"mirrors": mirrors, "safe": safe, "cost": cost, "cost_mirrored": 1}
+
+
 def free_rider(trials: list[dict], players: int = 4) -> dict:
     """8.2 搭便车流: knight 0 gives one ♡ less than the need every trial (never below 0); one
     teammate in turn gives one more, so every trial is still beaten."""
@@ -344,6 +368,7 @@ def derive(game) -> dict:
         "lead_with_six": {p: lead_with_six_points(trials, hand, p) for p in player_counts},
         "flame": {p: flame_points(trials, game, p) for p in player_counts},
         "free_rider": free_rider(trials),
+        "mirror": {p: mirror_peaks(trials, game, p) for p in player_counts},
         "capacity_2p_variant": 2 * safe_grabs(trials, VARIANT_2P),
         "variant_hard": HARD,
         "variants": {"discussion_seconds": DISCUSSION_SECONDS, "twin_purity": TWIN_PURITY,

@@ -33,6 +33,9 @@ class Params:
     demon_margin: int = 0            # 9.5 心魔加强: 有效♡ = min(♡, ✧ − 2)
     trials: int = 8                  # 9.4 短局: 5
     max_peaks: int | None = None     # 9.6: 允许每人抢峰 4 次
+    oath_draw: int = 1               # 6.2 步骤6: 每人抽 1 张誓约卡
+    cards_per_trial: int = 1         # 6.2 步骤4: 每人暗置 1 张战力卡
+    track_start: int = 0             # 6.1 ②: 三轨全部归零
 
     def stability_for(self, players: int) -> int:
         return self.stability_start if self.stability_start is not None else players * self.stability_per_player
@@ -42,6 +45,9 @@ STANDARD = Params()
 VARIANT_2P = replace(STANDARD, stability_start=10, peak_purity_loss=1, max_peaks=4)   # 9.6 魔神对决
 SHORT = replace(STANDARD, trials=5, threshold=8)                                      # 9.4 短局模式
 HARD = replace(STANDARD, demon_margin=2)                                              # 9.5 心魔加强
+DISCUSSION_SECONDS = 60      # 9.1 开放协商: 每场步骤 1 前 60 秒公开讨论
+TWIN_PURITY = 16             # 9.3 双柱结局: 两人或以上 ✧ ≥ 16
+TWIN_WINNERS = 2             # 9.3: 得分最高的两人共同获胜
 
 
 # --- one player's state and one trial --------------------------------------------------
@@ -65,10 +71,11 @@ class TrialResult:
 
 
 def resolve_trial(knights: list[Knight], faces: list[int], hearts: list[int], multiplier: int,
-                  params: Params = STANDARD) -> TrialResult:
-    """Step 5 (揭示与结算) and the record part of step 6 for every player at once."""
+                  params: Params = STANDARD, cut: int = 0) -> TrialResult:
+    """Step 5 (揭示与结算) and the record part of step 6 for every player at once.
+    `cut` lowers T (🔥 试炼之炎)."""
     players = len(knights)
-    threat = players * multiplier
+    threat = max(0, players * multiplier - cut)
     power = sum(face + heart + (params.awaken_power if k.awakened else 0)
                 for k, face, heart in zip(knights, faces, hearts))
     top = max(hearts)
@@ -214,6 +221,92 @@ def oath_draws(players: int, params: Params = STANDARD) -> int:
     return players * (params.trials - 1)
 
 
+def team_game(trials: list[dict], hearts: list[list[int]], faces: list[list[int]] | None = None,
+              cuts: dict[int, int] | None = None, params: Params = STANDARD) -> tuple[list[Knight], list[TrialResult]]:
+    """Play whole trials: hearts[t][i] is knight i's ♡ in trial t, faces[t][i] the card (suggested by default)."""
+    players = len(hearts[0])
+    knights = [Knight() for _ in range(players)]
+    results = []
+    for t, trial in enumerate(trials[: len(hearts)]):
+        face = faces[t] if faces else [trial["suggested"]] * players
+        results.append(resolve_trial(knights, face, list(hearts[t]), trial["multiplier"], params,
+                                     (cuts or {}).get(t, 0)))
+    return knights, results
+
+
+def team_score(knights: list[Knight], params: Params = STANDARD) -> int:
+    return sum(final_score(k, params).total for k in knights)
+
+
+def lead_with_six_points(trials: list[dict], hand: list[int], players: int) -> dict:
+    """Appendix ⑥ / 8.1 ②: everyone leads with the 6 and then plays ascending; each trial the
+    knights add exactly the ♡ still needed (all tie, every trial beaten)."""
+    swapped = [hand[-1]] + hand[:-1]
+    def play(order):
+        need = [max(0, t["multiplier"] - order[i]) for i, t in enumerate(trials)]
+        knights, results = team_game(trials, [[n] * players for n in need], [[f] * players for f in order])
+        return knights, results
+    base, _ = play(hand)
+    six, results = play(swapped)
+    return {"extra_heart": sum(k.heart for k in six) - sum(k.heart for k in base),
+            "points_lost": team_score(base) - team_score(six),
+            "all_beaten": all(r.success for r in results)}
+
+
+def flame_points(trials: list[dict], game, players: int, trial: int = 0) -> dict:
+    """8.3: 🔥 试炼之炎 lowers T in one trial; the knights share the ♡ it saves (trial ① by default)."""
+    cut = oath_amount(game, "flame", players)[1]
+    needs = needs_per_player(trials)
+    base, _ = team_game(trials, [[n] * players for n in needs])
+    cheaper = list(needs)
+    cheaper[trial] = max(0, needs[trial] - cut // players)
+    knights, results = team_game(trials, [[n] * players for n in cheaper], cuts={trial: cut})
+    return {"heart_saved": sum(k.heart for k in base) - sum(k.heart for k in knights),
+            "points_won": team_score(knights) - team_score(base),
+            "all_beaten": all(r.success for r in results)}
+
+
+def mirror_peaks(trials: list[dict], game, players: int, params: Params = STANDARD) -> dict:
+    """8.3 护心镜: one knight holds every 护心镜 of the pack's deck and shields that many of their
+    peaks (no ✧ −2). Most peaks that still reach the threshold after the sacrifice, and what one
+    peak costs in ✧ with and without the mirror."""
+    mirrors = oath_amount(game, "mirror", players)[0]
+    needs = needs_per_player(trials)[: params.trials]
+    def knight_after(grabs: int) -> Knight:
+        knights = [Knight() for _ in range(players)]
+        grab_at = (list(range(1, len(needs))) + [0])[:grabs]
+        for t, trial in enumerate(trials[: params.trials]):
+            hearts = [needs[t]] * players
+            shielded = t in grab_at and grab_at.index(t) < mirrors
+            if t in grab_at:
+                hearts[0] = needs[t] + 1
+            resolve_trial(knights, [trial["suggested"]] * players, hearts, trial["multiplier"],
+                          replace(params, peak_purity_loss=0) if shielded else params)
+        return knights[0]
+    safe = 0
+    while safe < params.trials and final_score(knight_after(safe + 1), params).purity >= params.threshold:
+        safe += 1
+    cost = 1 + params.peak_purity_loss      # the ♡ taken from ✧, plus the loss
+    return {"mirrors": mirrors, "safe": safe, "cost": cost, "cost_mirrored": 1}
+
+
+def free_rider(trials: list[dict], players: int = 4) -> dict:
+    """8.2 搭便车流: knight 0 gives one ♡ less than the need every trial (never below 0); one
+    teammate in turn gives one more, so every trial is still beaten."""
+    needs = needs_per_player(trials)
+    hearts = []
+    for t, need in enumerate(needs):
+        row = [need] * players
+        if need > 0:
+            row[0] = need - 1
+            row[1 + t % (players - 1)] = need + 1
+        hearts.append(row)
+    knights, results = team_game(trials, hearts)
+    rider = knights[0]
+    return {"heart": rider.heart, "purity": rider.purity, "belief": rider.belief,
+            "score": final_score(rider).total, "all_beaten": all(r.success for r in results)}
+
+
 # --- the engine's interface ----------------------------------------------------------------
 
 def derive(game) -> dict:
@@ -272,6 +365,17 @@ def derive(game) -> dict:
         "oath_draws": {p: oath_draws(p) for p in player_counts},
         "oath_draws_all": {p: p * STANDARD.trials for p in player_counts},
         "example": replay_example(game, trials),
+        "lead_with_six": {p: lead_with_six_points(trials, hand, p) for p in player_counts},
+        "flame": {p: flame_points(trials, game, p) for p in player_counts},
+        "free_rider": free_rider(trials),
+        "mirror": {p: mirror_peaks(trials, game, p) for p in player_counts},
+        "capacity_2p_variant": 2 * safe_grabs(trials, VARIANT_2P),
+        "variant_hard": HARD,
+        "variants": {"discussion_seconds": DISCUSSION_SECONDS, "twin_purity": TWIN_PURITY,
+                     "twin_winners": TWIN_WINNERS, "short_trials": SHORT.trials},
+        "track_symbols": ["♡", "✧", "◈"],   # the record board's three tracks, one marker each
+        "players_min": min(player_counts),
+        "players_max": max(player_counts),
     }
 
 
@@ -292,12 +396,27 @@ def replay(example: dict, trials: list[dict], params: Params = STANDARD) -> dict
         faces = [example["cards"][t]] * len(names)
         if t == len(trials) - 1:
             awake_before_last = [n for n, k in zip(names, knights) if k.awakened]
+        awake = [k.awakened for k in knights]
         result = resolve_trial(knights, faces, list(hearts), trial["multiplier"], params)
         stability -= result.stability_loss
-        history.append(dict(threat=result.threat, power=result.power, success=result.success,
-                            peak=names[result.peak] if result.peak is not None else None))
+        history.append(dict(number=trial["number"], name=trial["name"], icon=trial["icon"],
+                            card=example["cards"][t], hearts=list(hearts),
+                            purities=[params.mana_per_trial - h for h in hearts],
+                            powers=[f + h + (params.awaken_power if a else 0)
+                                    for f, h, a in zip(faces, hearts, awake)],
+                            awake=[n for n, a in zip(names, awake) if a],
+                            threat=result.threat, power=result.power, success=result.success,
+                            peak=names[result.peak] if result.peak is not None else None,
+                            stability=stability))
     scores = {name: final_score(k, params) for name, k in zip(names, knights)}
     return {
+        "players": [dict(p) for p in example["players"]],
+        "names": names,
+        "stability_start": params.stability_for(len(names)),
+        "breakdown": {name: dict(sacrifice=s.sacrifice, heart=s.heart, purity=s.purity,
+                                 effective=s.effective_heart, belief=s.belief_counted, majin=s.majin,
+                                 total=s.total) for name, s in scores.items()},
+        "winner": max(scores, key=lambda n: (scores[n].total, scores[n].purity)),
         "history": history,
         "stability": stability,
         "totals": {name: dict(heart=k.heart, purity=k.purity, belief=k.belief, peaks=k.peaks,

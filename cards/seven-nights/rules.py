@@ -27,6 +27,11 @@ class Params:
     gift_tied: int = 2              # 并列各 +2
     dark_max: int = 5               # the highest lantern (上限律: 明牌 + 5 − 雾)
     refill_after_last: bool = False  # decision: hands refill to 5 after every night but the last
+    lit_cards: int = 1              # 亮灯: one card face up
+    passed_cards: int = 1           # 递灯: one card face down to the 同灯人 (a solo lamp draws one)
+    panic_per_break: int = 1        # 每有 1 人食言，惊惶 +1
+    guards_each: int = 1            # 9.1: one guard card each, usable once per game
+    pawns_each: int = 1             # one pawn per player
 
 
 P = Params()
@@ -82,7 +87,7 @@ def play_night(seats: dict[str, Seat], plays: dict[str, dict], fog: int, multipl
         got = harvest(play["lit"], play["dark"], fog)
         base, kept, exact = oath_score(play["oath"], got)
         results[name] = dict(harvest=got, base=base, kept=kept, exact=exact)
-        panic += 0 if kept else 1
+        panic += 0 if kept else P.panic_per_break
     for name, result in results.items():
         partner = seats[name].partner
         bonus = (P.cofire if results[partner]["kept"] else 0) if partner else P.solo
@@ -236,6 +241,9 @@ def derive(game) -> dict:
         "cofire_over_game9": sum(P.cofire * s["multiplier"] for s in nine),
         "deck_flow9": {p: deck_flow(p, len(nine), len(deck_values(game))) for p in player_counts},
         "solo_seats": solo_seats(game),
+        "pairing_cards": {p.players: [dict(mark=c.mark, letter=c.letter, copies=c.copies_for(p.players))
+                                      for c in game.decks["pairing"].cards if c.copies_for(p.players)]
+                          for p in game.packs},
         "example": replay_example(game, seven),
     }
 

@@ -241,6 +241,7 @@ def derive(game) -> dict:
         "cofire_over_game9": sum(P.cofire * s["multiplier"] for s in nine),
         "deck_flow9": {p: deck_flow(p, len(nine), len(deck_values(game))) for p in player_counts},
         "solo_seats": solo_seats(game),
+        "one_solo_packs": [n for n, s in solo_seats(game).items() if 0 < s < n],
         "pairing_cards": {p.players: [dict(mark=c.mark, letter=c.letter, copies=c.copies_for(p.players))
                                       for c in game.decks["pairing"].cards if c.copies_for(p.players)]
                           for p in game.packs},

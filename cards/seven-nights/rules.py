@@ -32,6 +32,10 @@ class Params:
     panic_per_break: int = 1        # 每有 1 人食言，惊惶 +1
     guards_each: int = 1            # 9.1: one guard card each, usable once per game
     pawns_each: int = 1             # one pawn per player
+    start_reputation: int = 0       # decision: everyone starts at 0 reputation
+    panic_start: int = 0            # 惊惶条 0 到 12 格: the marker starts on 0
+    harvest_min: int = 0            # 斩获最低为 0
+    no_fog: int = 0                 # 9.5: every station's fog counts as 0
 
 
 P = Params()
@@ -41,7 +45,7 @@ P = Params()
 
 def harvest(lit: int, dark: int, fog: int) -> int:
     """斩获 = 明牌 + 暗牌 − 本驿雾值, never below 0."""
-    return max(0, lit + dark - fog)
+    return max(P.harvest_min, lit + dark - fog)
 
 
 def keep_score(oath: int) -> int:

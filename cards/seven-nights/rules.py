@@ -27,6 +27,15 @@ class Params:
     gift_tied: int = 2              # 并列各 +2
     dark_max: int = 5               # the highest lantern (上限律: 明牌 + 5 − 雾)
     refill_after_last: bool = False  # decision: hands refill to 5 after every night but the last
+    lit_cards: int = 1              # 亮灯: one card face up
+    passed_cards: int = 1           # 递灯: one card face down to the 同灯人 (a solo lamp draws one)
+    panic_per_break: int = 1        # 每有 1 人食言，惊惶 +1
+    guards_each: int = 1            # 9.1: one guard card each, usable once per game
+    pawns_each: int = 1             # one pawn per player
+    start_reputation: int = 0       # decision: everyone starts at 0 reputation
+    panic_start: int = 0            # 惊惶条 0 到 12 格: the marker starts on 0
+    harvest_min: int = 0            # 斩获最低为 0
+    no_fog: int = 0                 # 9.5: every station's fog counts as 0
 
 
 P = Params()
@@ -36,7 +45,7 @@ P = Params()
 
 def harvest(lit: int, dark: int, fog: int) -> int:
     """斩获 = 明牌 + 暗牌 − 本驿雾值, never below 0."""
-    return max(0, lit + dark - fog)
+    return max(P.harvest_min, lit + dark - fog)
 
 
 def keep_score(oath: int) -> int:
@@ -82,7 +91,7 @@ def play_night(seats: dict[str, Seat], plays: dict[str, dict], fog: int, multipl
         got = harvest(play["lit"], play["dark"], fog)
         base, kept, exact = oath_score(play["oath"], got)
         results[name] = dict(harvest=got, base=base, kept=kept, exact=exact)
-        panic += 0 if kept else 1
+        panic += 0 if kept else P.panic_per_break
     for name, result in results.items():
         partner = seats[name].partner
         bonus = (P.cofire if results[partner]["kept"] else 0) if partner else P.solo
@@ -159,6 +168,16 @@ def hand_with_refill(per_night_refill: int, nights: int, params: Params = P) -> 
     return None
 
 
+def dark_chances(values: list[int]) -> dict:
+    """Chance (%) that a card drawn at random from the full deck is at least k."""
+    return {k: percent(sum(1 for v in values if v >= k) / len(values)) for k in sorted(set(values))}
+
+
+def lowest_lit_for(target: int, fog: int, values: list[int]) -> int | None:
+    """The smallest lit card whose ceiling (lit + highest dark − fog) reaches `target`."""
+    return next((v for v in sorted(set(values)) if harvest(v, P.dark_max, fog) >= target), None)
+
+
 def night_extremes(multiplier: int) -> dict:
     """Most and least reputation one seat can make in one night."""
     best = max(oath_score(t, t)[0] for t in range(P.oath_min, P.oath_max + 1)) + max(P.cofire, P.solo)
@@ -213,8 +232,34 @@ def derive(game) -> dict:
         "game_bounds": {"min": sum(e["min"] for e in extremes) - P.wedding_penalty,
                         "max": sum(e["max"] for e in extremes) + P.gift_unique},
         "max_players": max(player_counts),
+        "min_players": min(player_counts),
+        "deal": {p: {"hand": P.hand_size, "dealt": P.hand_size * p,
+                     "pile": len(deck_values(game)) - P.hand_size * p} for p in player_counts},
+        "dark_chance": dark_chances(deck_values(game)),
+        "lowest_lit_for_7": {f: lowest_lit_for(7, f, values) for f in fogs},
+        "fives_seen_max": {p: min(deck_values(game).count(max(values)), 2 * p) for p in player_counts},
+        "two_kept_sixes": 2 * keep_score(6),
+        "nights9": len(nine),
+        "final_night9": max(range(len(nine)), key=lambda i: nine[i]["multiplier"]) + 1 if nine else None,
+        "fog_total9": sum(s["fog"] for s in nine),
+        "cofire_over_game9": sum(P.cofire * s["multiplier"] for s in nine),
+        "deck_flow9": {p: deck_flow(p, len(nine), len(deck_values(game))) for p in player_counts},
+        "solo_seats": solo_seats(game),
+        "one_solo_packs": [n for n, s in solo_seats(game).items() if 0 < s < n],
+        "pairing_cards": {p.players: [dict(mark=c.mark, letter=c.letter, copies=c.copies_for(p.players))
+                                      for c in game.decks["pairing"].cards if c.copies_for(p.players)]
+                          for p in game.packs},
         "example": replay_example(game, seven),
     }
+
+
+def solo_seats(game) -> dict:
+    """Seats without a 同灯人 in each pack: everyone in the all-solo variant, else the odd one out."""
+    seats = {}
+    for pack in game.packs:
+        pairing = sum(c.copies_for(pack.players) for c in game.decks["pairing"].cards)
+        seats[pack.players] = pack.players - 2 * (pairing // 2)
+    return seats
 
 
 def replay_example(game, road: list[dict]) -> dict | None:
@@ -225,19 +270,34 @@ def replay_example(game, road: list[dict]) -> dict | None:
 def replay(example: dict, road: list[dict]) -> dict:
     """Section 七, the 4-player game: every night played through play_night."""
     seats = {s["name"]: Seat(s["name"], s.get("partner")) for s in example["seats"]}
+    names = [s["name"] for s in example["seats"]]        # clockwise seating
     panic, nights = 0, []
     dark_by_night = {}
-    for night, station in zip(example["nights"], road):
+    for index, (night, station) in enumerate(zip(example["nights"], road)):
         plays = {}
         for name, play in night["plays"].items():
             giver = seats[name].partner
             dark = night["plays"][giver]["pass"] if giver else play["dark"]
-            plays[name] = {"lit": play["lit"], "dark": dark, "oath": play["oath"]}
+            plays[name] = {"lit": play["lit"], "dark": dark, "oath": play["oath"],
+                           "pass": play.get("pass"), "ceiling": harvest(play["lit"], P.dark_max, station["fog"])}
         dark_by_night[station["number"]] = {n: p["dark"] for n, p in plays.items()}
+        holder = names[index % len(names)]             # the lantern holder moves clockwise each night
+        order = names[index % len(names):] + names[:index % len(names)]
+        taken, open_numbers = [], {}
+        for name in order:
+            open_numbers[name] = [t for t in range(P.oath_min, P.oath_max + 1) if t not in taken]
+            taken.append(plays[name]["oath"])
         outcome = play_night(seats, plays, station["fog"], station["multiplier"])
         panic += outcome["panic"]
-        nights.append({"results": outcome["results"], "totals": {n: s.total for n, s in seats.items()},
-                       "panic": panic})
+        for name, result in outcome["results"].items():
+            result.update(plays[name])
+        nights.append({"number": station["number"], "fog": station["fog"], "multiplier": station["multiplier"],
+                       "station": station["name"], "holder": holder, "order": order,
+                       "open": open_numbers, "results": outcome["results"],
+                       "totals": {n: s.total for n, s in seats.items()}, "panic": panic,
+                       "passes": {n: plays[n]["pass"] for n in order},
+                       "max_ceiling": max(p["ceiling"] for p in plays.values()),
+                       "max_oath": max(p["oath"] for p in plays.values())})
     end = finish(seats, panic, len(seats))
     ranking = sorted(end["final"].values(), reverse=True)
     return {
@@ -245,6 +305,9 @@ def replay(example: dict, road: list[dict]) -> dict:
         "end": end,
         "winner_gap": ranking[0] - ranking[1],
         "cofire_nights": {n: sum(1 for r in s.history if r["bonus"] > 0) for n, s in seats.items()},
+        "cofire_points": {n: sum(r["bonus"] * m["multiplier"] for r, m in zip(s.history, nights))
+                          for n, s in seats.items()},
+        "names": names,
         "low_dark_nights": {n: sum(1 for d in dark_by_night.values() if d[n] <= 2) for n in seats},
     }
 

@@ -39,6 +39,20 @@ class Params:
                             ("水晶", 2), ("晶簇", 2))
     hp_counter: int = 99            # the monster panel's counter: tens 0–9 and units 0–9 (two markers)
     boost_hp: int = 3               # 镀金的部件: next monster +3 HP
+    plays_per_go: int = 1           # 2.1.3 每次只能出一张牌
+    buys_per_round: int = 1         # 2.1.5 每轮最多购买 1 张
+    push_cells: int = 1             # 2.1.4 把对方标记物向前推进一格
+    advance_cells: int = 2          # 时间轮 XI 格: 前进两格
+    pick_small: int = 3             # 三选一
+    pick_large: int = 5             # 五选一
+    undercurrent_max: int = 1       # 2.3.5 同时至多 1 张暗流
+    wand_slots: int = 1             # 2.3.6 同时只能装备一根魔杖
+    die_sides: int = 6              # 六面骰
+    pick_keep: int = 1              # 三选一 / 五选一: keep one
+    tavern_removes: int = 1         # 酒馆: remove one card
+    min_steps: int = 1              # 前进 1~X 步
+    panel_slots: int = 4            # 怪物面板的怪物位
+    unlocked_at_start: tuple = ("III", "VI")   # 2.1.4 游戏开始时仅可翻开 III、VI 级
 
 
 P = Params()
@@ -206,6 +220,7 @@ def derive(game) -> dict:
         "unlocks": dict(P.unlocks),
         "keywords": sorted(DEFINED),
         "example": replay_example(game),
+        "shop_prices": list(range(1, P.shop_slots + 1)),
         "card_directions": card_directions(game),
         "clockwise_cards": sorted(c.name for d in game.decks.values() for c in d.cards
                                   if "顺时针" in (c.fields.get("effect") or "")),

@@ -137,7 +137,7 @@ def replay_example(game) -> dict:
         factor = 2 if weak and card.faction == weak.group(1) else 1
         mana -= card.cost
         hp = max(0, hp - dealt * factor)
-        plays.append({"name": card.name, "cost": card.cost, "faction": card.faction, "spread": fire_chain >= 1
+        plays.append({"uid": uid, "id": card.id, "name": card.name, "cost": card.cost, "faction": card.faction, "spread": fire_chain >= 1
                       and "蔓延" in (card.effect or ""), "dealt": dealt, "factor": factor, "total": dealt * factor,
                       "hp_after": hp, "mana_after": mana})
         fire_chain = fire_chain + 1 if card.faction == "火焰" else 0
@@ -155,7 +155,7 @@ def replay_example(game) -> dict:
     for n, play in enumerate(ex["resonance"], 1):
         card = _card(game, play["card"])
         need = re.search(r"共鸣（(\d+)）", card.effect or "")
-        resonance.append({"n": n, "name": card.name, "countered": bool(play.get("countered")),
+        resonance.append({"n": n, "id": card.id, "deck": play["card"].split("/")[0], "name": card.name, "countered": bool(play.get("countered")),
                           "by_formula": n - 1, "by_rule": in_area, "needs": int(need.group(1)) if need else None})
         if not play.get("countered") and card.type == "法术":
             in_area += 1
@@ -164,7 +164,7 @@ def replay_example(game) -> dict:
         "reversal": {who: P.reversal_base + r for who, r in ranks.items()},
         "no_rank": [r for r in range(1, ex["players"] + 1) if r not in ranks.values()],
         "mover": ex["mover"], "start": where(start),
-        "monster": {"name": monster.name, "level": monster.level, "hp": monster.hp, "gold": monster.gold,
+        "monster": {"id": monster.id, "name": monster.name, "level": monster.level, "hp": monster.hp, "gold": monster.gold,
                     "weak": weak.group(1) if weak else None},
         "plays": plays, "defeated": hp == 0, "mana_start": ex["mana"], "mana_end": mana,
         "coins_start": ex["coins"], "coins_end": min(P.coin_cap, ex["coins"] + (monster.gold if hp == 0 else 0)),
@@ -224,6 +224,10 @@ def derive(game) -> dict:
         "card_directions": card_directions(game),
         "clockwise_cards": sorted(c.name for d in game.decks.values() for c in d.cards
                                   if "顺时针" in (c.fields.get("effect") or "")),
+        "clockwise_ids": sorted([d.id, c.id] for d in game.decks.values() for c in d.cards
+                                if "顺时针" in (c.fields.get("effect") or "")),
+        "starting_cards": [{"id": next(c.id for c in game.decks["starting"].cards if c.name == name), "n": n}
+                           for name, n in P.starting_deck],
         "reversal_range": {n: [P.reversal_base + 1, P.reversal_base + n] for n in players},
         "xii_winner_steps": {"dragon": P.loop_steps, "hourglass": P.loop_steps * P.hourglass_loops},
         "wheel": [dict(numeral=row.numeral, reward=row.reward, label=row.label, icon=row.icon)

@@ -39,6 +39,20 @@ class Params:
                             ("水晶", 2), ("晶簇", 2))
     hp_counter: int = 99            # the monster panel's counter: tens 0–9 and units 0–9 (two markers)
     boost_hp: int = 3               # 镀金的部件: next monster +3 HP
+    plays_per_go: int = 1           # 2.1.3 每次只能出一张牌
+    buys_per_round: int = 1         # 2.1.5 每轮最多购买 1 张
+    push_cells: int = 1             # 2.1.4 把对方标记物向前推进一格
+    advance_cells: int = 2          # 时间轮 XI 格: 前进两格
+    pick_small: int = 3             # 三选一
+    pick_large: int = 5             # 五选一
+    undercurrent_max: int = 1       # 2.3.5 同时至多 1 张暗流
+    wand_slots: int = 1             # 2.3.6 同时只能装备一根魔杖
+    die_sides: int = 6              # 六面骰
+    pick_keep: int = 1              # 三选一 / 五选一: keep one
+    tavern_removes: int = 1         # 酒馆: remove one card
+    min_steps: int = 1              # 前进 1~X 步
+    panel_slots: int = 4            # 怪物面板的怪物位
+    unlocked_at_start: tuple = ("III", "VI")   # 2.1.4 游戏开始时仅可翻开 III、VI 级
 
 
 P = Params()
@@ -83,6 +97,92 @@ def loop_notes() -> list[str]:
     return notes
 
 
+def rank(positions: dict) -> dict:
+    """2.4: markers on the same cell share a rank; the next rank follows on (the example: 1, 2, 2, 3)."""
+    order = sorted(set(positions.values()), reverse=True)
+    return {who: order.index(step) + 1 for who, step in positions.items()}
+
+
+def where(step: int) -> dict:
+    """An outer-ring step as loop and cell (step 1 = loop I, cell I)."""
+    loop, cell = divmod(step - 1, P.loop_steps)
+    return {"step": step, "loop": loop + 1, "cell": cell + 1, "numeral": roman(cell + 1)}
+
+
+def _card(game, uid: str):
+    deck, card = uid.split("/")
+    return next(c for c in game.decks[deck].cards if c.id == card)
+
+
+def _damage(card, fire_before: int) -> int:
+    """The damage a plain damage spell deals: its base, or its 蔓延 value when the last spell was fire."""
+    text = card.effect or ""
+    dealt = int(re.search(r"造成 (\d+) 点伤害", text).group(1))
+    spread = re.search(r"(?<!次)蔓延：改为 (\d+) 点", text)
+    if spread and fire_before >= 1:
+        dealt = int(spread.group(1))
+    return dealt
+
+
+def replay_example(game) -> dict:
+    """The rulebook's worked example (example.yaml), played out from the card data."""
+    ex = game.data["example.yaml"]
+    ranks = rank(ex["positions"])
+    monster = _card(game, ex["monster"])
+    weak = re.search(r"受到(火焰|冰霜)法术的伤害翻倍", monster.effect or "")
+    hp, mana, fire_chain, plays = monster.hp, ex["mana"], 0, []
+    for uid in ex["plays"]:
+        card = _card(game, uid)
+        dealt = _damage(card, fire_chain)
+        factor = 2 if weak and card.faction == weak.group(1) else 1
+        mana -= card.cost
+        hp = max(0, hp - dealt * factor)
+        plays.append({"uid": uid, "id": card.id, "name": card.name, "cost": card.cost, "faction": card.faction, "spread": fire_chain >= 1
+                      and "蔓延" in (card.effect or ""), "dealt": dealt, "factor": factor, "total": dealt * factor,
+                      "hp_after": hp, "mana_after": mana})
+        fire_chain = fire_chain + 1 if card.faction == "火焰" else 0
+    start = ex["positions"][ex["mover"]]
+    wheel = {row.numeral: row for row in game.tables["wheel"]}
+    options = []
+    for n in range(1, monster.level + 1):
+        spot = where(start + n)
+        row = wheel[spot["numeral"]]
+        options.append({**spot, "steps": n, "label": row.label, "reward": row.reward,
+                        "new_loop": spot["loop"] > where(start)["loop"]})
+    chosen = options[ex["advance"] - 1]
+    resonance = []
+    in_area = 0
+    for n, play in enumerate(ex["resonance"], 1):
+        card = _card(game, play["card"])
+        need = re.search(r"共鸣（(\d+)）", card.effect or "")
+        resonance.append({"n": n, "id": card.id, "deck": play["card"].split("/")[0], "name": card.name, "countered": bool(play.get("countered")),
+                          "by_formula": n - 1, "by_rule": in_area, "needs": int(need.group(1)) if need else None})
+        if not play.get("countered") and card.type == "法术":
+            in_area += 1
+    return {
+        "players": ex["players"], "positions": ex["positions"], "ranks": ranks,
+        "reversal": {who: P.reversal_base + r for who, r in ranks.items()},
+        "no_rank": [r for r in range(1, ex["players"] + 1) if r not in ranks.values()],
+        "mover": ex["mover"], "start": where(start),
+        "monster": {"id": monster.id, "name": monster.name, "level": monster.level, "hp": monster.hp, "gold": monster.gold,
+                    "weak": weak.group(1) if weak else None},
+        "plays": plays, "defeated": hp == 0, "mana_start": ex["mana"], "mana_end": mana,
+        "coins_start": ex["coins"], "coins_end": min(P.coin_cap, ex["coins"] + (monster.gold if hp == 0 else 0)),
+        "options": options, "chosen": chosen, "resonance": resonance,
+    }
+
+
+def card_directions(game) -> list[str]:
+    """Which way round the cards that go 'from you, in turn' run (2.1: every turn order is 逆时针)."""
+    found = set()
+    for deck in game.decks.values():
+        for card in deck.cards:
+            for word in ("逆时针", "顺时针"):
+                if word in (card.fields.get("effect") or ""):
+                    found.add(word)
+    return sorted(found)
+
+
 def derive(game) -> dict:
     counts = {d: sum(c.copies_for(4) for c in game.decks[d].cards) for d in TREASURE_DECKS + EXPLORE_DECKS}
     counts_3p = {d: sum(c.copies_for(3) for c in game.decks[d].cards) for d in TREASURE_DECKS}
@@ -119,6 +219,17 @@ def derive(game) -> dict:
         "legendary_all": dict(P.legendary_all),
         "unlocks": dict(P.unlocks),
         "keywords": sorted(DEFINED),
+        "example": replay_example(game),
+        "shop_prices": list(range(1, P.shop_slots + 1)),
+        "card_directions": card_directions(game),
+        "clockwise_cards": sorted(c.name for d in game.decks.values() for c in d.cards
+                                  if "顺时针" in (c.fields.get("effect") or "")),
+        "clockwise_ids": sorted([d.id, c.id] for d in game.decks.values() for c in d.cards
+                                if "顺时针" in (c.fields.get("effect") or "")),
+        "starting_cards": [{"id": next(c.id for c in game.decks["starting"].cards if c.name == name), "n": n}
+                           for name, n in P.starting_deck],
+        "reversal_range": {n: [P.reversal_base + 1, P.reversal_base + n] for n in players},
+        "xii_winner_steps": {"dragon": P.loop_steps, "hourglass": P.loop_steps * P.hourglass_loops},
         "wheel": [dict(numeral=row.numeral, reward=row.reward, label=row.label, icon=row.icon)
                   for row in game.tables["wheel"]],
     }

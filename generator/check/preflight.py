@@ -76,6 +76,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_rulebook(pdf, manifest, report)
     _check_fonts(pdf, report)
     _check_font_resources(pdf, report)
+    _check_fonts_selected(pdf, report)
     _check_images(pdf, report)
     return report
 
@@ -285,6 +286,30 @@ def _check_fonts(pdf, report: Report) -> None:
         if use.missing:
             report.findings.append(f"font {name}: {len(use.missing)} glyphs drawn that the font does not have "
                                    f"(ids {', '.join(map(str, use.missing[:5]))})")
+
+
+def _check_fonts_selected(pdf, report: Report) -> None:
+    """Every font a page or form selects (Tf) is in its resources: a viewer draws text set in a
+    missing one in some substitute font, or not at all."""
+    seen: set = set()
+
+    def visit(owner, inherited, where: str) -> None:
+        resources = owner.get("/Resources") or inherited
+        fonts = resources.get("/Font", {}) if isinstance(resources, pikepdf.Dictionary) else {}
+        try:
+            selected = {str(ops[0]) for ops, _ in pikepdf.parse_content_stream(owner, "Tf")}
+        except pikepdf.PdfError:
+            return
+        for name in sorted(selected - set(fonts.keys())):
+            report.findings.append(f"{where}: text is set in font {name}, which its resources do not list")
+        xobjects = resources.get("/XObject", {}) if isinstance(resources, pikepdf.Dictionary) else {}
+        for key, form in xobjects.items():
+            if isinstance(form, pikepdf.Stream) and form.get("/Subtype") == "/Form" and form.objgen not in seen:
+                seen.add(form.objgen)
+                visit(form, resources, f"{where}, form {key}")
+
+    for number, page in enumerate(pdf.pages, 1):
+        visit(page.obj, None, f"page {number}")
 
 
 FONT_NAME = re.compile(r"^([A-Z]{6}\+)?[A-Za-z0-9-]+$")

@@ -55,19 +55,43 @@ def clean_base(name: str) -> str:
 
 def tidy_fonts(pdf: pikepdf.Pdf) -> None:
     """Every font resource embedded and used, every subset tag its own, every name clean:
-    reportlab lists Helvetica on each canvas though no glyph is drawn with it, and tags its
-    subsets AAAAAA+ in every document, so two boards' different subsets shared a tag."""
-    for owner in [o for o in pdf.objects if isinstance(o, (pikepdf.Stream, pikepdf.Dictionary))] + list(pdf.pages):
-        resources = owner.get("/Resources") if hasattr(owner, "get") else None
-        fonts = resources.get("/Font") if isinstance(resources, pikepdf.Dictionary) else None
-        if not isinstance(fonts, pikepdf.Dictionary):
-            continue
-        unembedded = [n for n, f in fonts.items() if _program(f) is None]
-        if unembedded:
-            used = _fonts_named(owner)
-            for name in unembedded:
-                if name not in used:
-                    del fonts[name]
+    reportlab lists Helvetica on each canvas though no glyph is drawn with it (it opens every
+    drawing, an icon's form too, with an empty `BT /F1 10 Tf … ET`), and tags its subsets AAAAAA+
+    in every document, so two boards' different subsets shared a tag.
+
+    Font names are local to a resource dictionary (a WeasyPrint card's /F1 is not a board's
+    /F1), and a form without resources of its own uses its page's: so the page tree is walked
+    and each font dictionary keeps the unembedded fonts its own users still select."""
+    usage: dict = {}                 # owner of a /Font dictionary -> (that dictionary, names selected)
+    seen: set = set()
+
+    def visit(owner, inherited) -> None:
+        resources = owner.get("/Resources")
+        resources = resources if isinstance(resources, pikepdf.Dictionary) else None
+        fonts = resources.get("/Font") if resources is not None else None
+        here = (owner.objgen, fonts) if isinstance(fonts, pikepdf.Dictionary) else inherited[0]
+        if here is not None:
+            key, font_dict = here
+            unembedded = {n for n, f in font_dict.items() if _program(f) is None}
+            if unembedded:
+                _drop_empty_text(pdf, owner, unembedded)
+            usage.setdefault(key, (font_dict, set()))[1].update(_fonts_named(owner))
+        xobjects = (resources if resources is not None else inherited[1] or {}).get("/XObject", {})
+        for form in xobjects.values():
+            if isinstance(form, pikepdf.Stream) and form.get("/Subtype") == "/Form" \
+                    and (form.objgen, here and here[0]) not in seen:
+                seen.add((form.objgen, here and here[0]))
+                visit(form, (here, resources if resources is not None else inherited[1]))
+
+    for page in pdf.pages:
+        visit(page.obj, (None, None))
+    for font_dict, used in usage.values():
+        for name in [n for n, f in font_dict.items() if _program(f) is None and n not in used]:
+            del font_dict[name]
+    _retag_all(pdf)
+
+
+def _retag_all(pdf: pikepdf.Pdf) -> None:
     done = set()
     for obj in list(pdf.objects):
         if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font" and "/BaseFont" in obj \
@@ -99,6 +123,46 @@ def _program(font):
     if descriptor is None:
         return None
     return next((descriptor[k] for k in ("/FontFile2", "/FontFile3", "/FontFile") if k in descriptor), None)
+
+
+SHOWS = {"Tj", "TJ", "'", '"'}
+
+
+def _drop_empty_text(pdf: pikepdf.Pdf, owner, fonts: set[str]) -> None:
+    """Remove text objects that select one of `fonts` but show no glyph: they draw nothing, and
+    only keep an unembedded font listed. `owner`: a page's dictionary or a form."""
+    is_form = isinstance(owner, pikepdf.Stream)
+    try:
+        ops = pikepdf.parse_content_stream(owner if is_form else pikepdf.Page(owner))
+    except pikepdf.PdfError:
+        return
+    kept, block, changed = [], None, False
+    for operands, op in ops:
+        name = str(op)
+        if name == "BT":
+            block = [(operands, op)]
+            continue
+        if block is not None:
+            block.append((operands, op))
+            if name == "ET":
+                selects = {str(o[0]) for o, x in block if str(x) == "Tf"}
+                shows = any(str(x) in SHOWS for _, x in block)
+                if not shows and selects and selects <= fonts:
+                    changed = True
+                else:
+                    kept += block
+                block = None
+            continue
+        kept.append((operands, op))
+    if block is not None:
+        kept += block
+    if not changed:
+        return
+    data = pikepdf.unparse_content_stream(kept)
+    if is_form:
+        owner.write(data)
+    else:
+        owner.Contents = pdf.make_stream(data)
 
 
 def _fonts_named(owner) -> set[str]:

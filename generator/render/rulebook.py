@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import io
 import json
 from dataclasses import dataclass
@@ -33,7 +34,8 @@ PX = 25.4 / 96                         # mm per CSS pixel
 MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the page number), left
 FIGURE_HEIGHT = 0.42                   # a figure takes at most this share of the page's text height
 RULEBOOK_CSS = "base/rulebook.css"
-SOURCES = ("render/rulebook.py", "source/rulebook.py", "source/words.py")
+SOURCES = ("render/rulebook.py", "source/rulebook.py", "source/i18n.py", "render/fontmerge.py", "render/pen.py",
+           "render/pieces.py", "render/html.py")       # what a cached rulebook was made by
 
 
 @dataclass
@@ -46,6 +48,9 @@ class RulebookPages:
     @property
     def count(self) -> int:
         return len(self.pdf.pages)
+
+
+ICON_URL = re.compile(r'src="(icons/[^"]+)"')
 
 
 class RulebookRenderer:
@@ -215,7 +220,9 @@ class RulebookRenderer:
         files += [own] if own else []
         files += [font.path for font in self.assets.fonts]
         parts = [engine_fingerprint(), _sources_hash(), html, repr(self.size)]
-        parts += [self.hashes.of(f) for f in files] + self.hashes.icons_in(html)
+        # the page's HTML is the engine's own: the only files it names are bundled icons
+        icons = sorted(set(ICON_URL.findall(html)))
+        parts += [self.hashes.of(f) for f in files] + [f"{u}:{self.hashes.of(self.project.root / u)}" for u in icons]
         parts += [f"{f.anchor}:{key}" for f, (_, _, key) in figures]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:40]
 

@@ -10,14 +10,14 @@ from pikepdf import Dictionary, Name
 
 from generator import __version__
 from generator.geometry import PAPERS
-from generator.render.fontmerge import merge_fonts
+from generator.render.fontmerge import merge_fonts, tidy_fonts
 from generator.sheets import pack_record
 from generator.sheets.booklet import impose
 from generator.sheets.sections import Body, Section
 
 
 def rules_name(game, paper: str) -> str:
-    return f"{game.id}-rules-{paper}"
+    return f"{game.id}-rules-{paper}{game.name_suffix}"     # -en, -zh-Hans for a game in several languages
 
 
 def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dict]:
@@ -27,6 +27,7 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
     for entry in impose(body.pdf, pages.pdf, paper, game.spec.rulebook.imposition, pages.size):
         body.add(entry, section, run="rules")
     merge_fonts(body.pdf, assets)
+    tidy_fonts(body.pdf)                     # its figures' fonts too: unique tags, clean names
     with body.pdf.open_outline() as tree:
         tree.root.append(pack_record.rulebook_outline(section, 0, body))
     spec = game.spec.rulebook

@@ -143,7 +143,9 @@ class Rulebook:
             return token(f'<figure class="figure figure-{escape(kind)}"><div class="slot" id="{anchor}"></div>'
                          + (f"<figcaption>{escape(caption)}</figcaption>" if caption else "") + "</figure>")
 
-        context = {**context_values(self.game, pack, self._), "icon": icon, "figure": figure, "_": self._}
+        translate = self.game.translate           # the game's own words (its i18n/<lang>.yaml `text:`)
+        context = {**context_values(self.game, pack, self._), "icon": icon, "figure": figure,
+                   "_": lambda text: translate(text)}
         self._rich = rich
         try:
             text = self.template.render(**context)
@@ -176,6 +178,8 @@ class Rulebook:
         tokens = md.parse(text)
         headings = []
         for index, tok in enumerate(tokens):
+            if tok.type == "table_open":
+                _size_table(tok, tokens, index)
             if tok.type == "heading_open":
                 anchor = f"section-{len(headings) + 1}"
                 tok.attrSet("id", anchor)
@@ -223,6 +227,24 @@ def _unclosed_block(source: str) -> int | None:
 def _plain(inline: str) -> str:
     """A heading's text without Markdown emphasis marks."""
     return re.sub(r"[*_`]+", "", inline)
+
+
+WIDE_TABLES = ((9, "table-narrowest"), (7, "table-narrower"), (5, "table-narrow"))   # columns → class
+
+
+def _size_table(table, tokens, index: int) -> None:
+    """A table of many columns gets a class that sets it smaller (rulebook.css), so a score table
+    of eleven columns still fits an A5 page."""
+    columns = 0
+    for tok in tokens[index + 1:]:
+        if tok.type == "th_open":
+            columns += 1
+        elif tok.type == "tr_close":
+            break
+    for least, name in WIDE_TABLES:
+        if columns >= least:
+            table.attrSet("class", name)
+            return
 
 
 def _markdown(html: bool) -> MarkdownIt:

@@ -73,9 +73,10 @@ def test_inside_a_project_new_adds_a_game(demo):
 
 
 def test_every_command_takes_project(demo):
-    lacking = [name for name, command in main.commands.items()
-               if "--project" not in {o for p in command.params for o in p.opts}]
-    assert lacking == []
+    leaves = [(f"{name} {sub}", c) for name, command in main.commands.items()
+              for sub, c in (getattr(command, "commands", None) or {"": command}).items()]
+    lacking = [name for name, command in leaves if "--project" not in {o for p in command.params for o in p.opts}]
+    assert lacking == [] and len(leaves) == len(main.commands) + len(main.commands["assets"].commands) - 1
     assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
     result = here(demo.parent, "preflight", "--project", "demo-project", "build/demo/demo-2p-a4.pdf")
     assert result.exit_code == 0 and "— ok" in result.output

@@ -43,14 +43,15 @@ def colour(value: str | None):
 
 class Pen:
     def __init__(self, canvas: Canvas, assets: Assets, page_height: float, origin: tuple[float, float] = (0, 0),
-                 ink_saver: bool = False):
+                 ink_saver: bool = False, on_text=None):
         self.c, self.assets, self.page_height = canvas, assets, page_height
         self.ox, self.oy = origin
         self.ink_saver = ink_saver     # draft prints: no fills, light frames, black text
+        self.on_text = on_text         # called with every text drawn (an edition's check for untranslated words)
 
     def at(self, x: float, y: float) -> "Pen":
         """A pen whose (0, 0) is (x, y) of this one."""
-        return Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver)
+        return Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver, self.on_text)
 
     def xy(self, x: float, y: float) -> tuple[float, float]:
         return (self.ox + x) * PT, (self.page_height - self.oy - y) * PT
@@ -214,6 +215,8 @@ class Pen:
              fill: str = "#222222", align: str = "left", width: float | None = None,
              rotate: float = 0) -> float:
         """Draw text whose first line's top is at y; return the height used (mm)."""
+        if self.on_text is not None:
+            self.on_text(text)
         lines = self.wrap(text, size, bold, width)
         step = size * LINE / PT
         if rotate:

@@ -92,7 +92,7 @@ class Overlay:
         self.game_file = f"cards/{game.id}/game.yaml"
         self.source = game.languages[0]
 
-    def lack(self, kind: str, file: str, line: int | None, message: str) -> None:
+    def lack(self, file: str, line: int | None, message: str) -> None:
         self.missing.append(Problem(file, line, f"{message}: no {self.lang} translation",
                                     f"add it to {self.display}"))
 
@@ -112,7 +112,7 @@ class Overlay:
             return text
         self.count("strings", found is not None)
         if found is None:
-            self.lack("strings", file, line_at(self.game.files.get(file), loc)[1], f"{what} {text!r}")
+            self.lack(file, line_at(self.game.files.get(file), loc)[1], f"{what} {text!r}")
             return text
         self.check_marks(text, found, ("text", text) if table is None or key not in table else None, what)
         return found
@@ -137,7 +137,7 @@ class Overlay:
         if cat.keywords is not None:
             update["keywords"] = list(cat.keywords)
         elif spec.keywords:
-            self.lack("strings", self.game_file, line_at(self.game.files[self.game_file], ("keywords",))[1],
+            self.lack(self.game_file, line_at(self.game.files[self.game_file], ("keywords",))[1],
                       "keywords")
         update["player_colours"] = [
             c.model_copy(update={"name": self.string(c.name, self.game_file, ("player_colours", i, "name"),
@@ -153,7 +153,7 @@ class Overlay:
     def _field(self, source: str, found: str | None, loc: tuple, what: str) -> str:
         self.count("strings", found is not None)
         if found is None:
-            self.lack("strings", self.game_file, line_at(self.game.files[self.game_file], loc)[1], what)
+            self.lack(self.game_file, line_at(self.game.files[self.game_file], loc)[1], what)
             return source
         return found
 
@@ -189,7 +189,7 @@ class Overlay:
             where = f"card '{card.uid}': {name}"
             if found is None:
                 line = self.game.files[deck.file]["cards"][card.index].line_of(name)
-                self.lack("card texts", deck.file, line, where)
+                self.lack(deck.file, line, where)
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found

@@ -342,3 +342,19 @@ def test_derived_values_reach_an_edition_translated_with_the_same_numbers(both):
     assert local["first"].fields["name"] == "Spinning lantern" and local["hour"].fields["name"] == "Dusk"
     assert local["kinds"] == ["Toy", "Food"] and local["n"] == 3 and local["by_kind"] == {"玩物": 2}
     assert localise(derived, source) is derived
+
+
+def test_tiled_board_notes_speak_the_editions_language(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, f"cards/{GAME}/pieces.yaml", "size: {width: 190, height: 120}", "size: {width: 380, height: 240}")
+    result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    path = project / "build" / GAME / f"{GAME}-2p-a4-en.pdf"
+    manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    tiles = [e["number"] for e in manifest["pages"] if e["role"] == "board-tile"]
+    assert len(tiles) > 1
+    pages = _text(path)
+    for n, number in enumerate(tiles, 1):
+        text = pages[number - 1].replace("\n", " ")
+        assert f"Market score board (380 × 240 mm) · tile {n} / {len(tiles)}" in text, text
+        assert "neighbouring tiles overlap by 10 mm: align the red" in text and not CJK.findall(text)

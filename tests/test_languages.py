@@ -305,3 +305,56 @@ def test_reprint_in_english_lists_the_changed_card_in_english(tmp_path):
     assert "goods/beer" in first and "face" in first and not CJK.findall(first)
     same = pnp(project, "reprint", GAME, "--paper", "a4")               # the Chinese cards did not change
     assert same.exit_code == 0 and f"{GAME}: nothing changed since the last build" in same.output
+
+
+def test_words_that_skip_translation_are_caught_on_cards(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, f"templates/{GAME}/stall.html", '{{ _("%(name)s的摊位") | format(name=player.name) }}',
+          "{{ player.name }}的摊位")
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"cards/{GAME}/stalls.yaml:11: stalls/stall-red (face): the en edition prints '的摊位' untranslated "
+        f"(hint: wrap the words in _() in {GAME}/stall.html and translate them under text: in {CATALOGUE})"]
+
+
+def test_words_that_skip_translation_are_caught_on_boards(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, f"cards/{GAME}/pieces.yaml", "text: 先手}", "text: \"{{ '先手' }}\"}")
+    build = ("build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
+    result = pnp(project, *build)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (
+        f"cards/{GAME}/pieces.yaml:53: piece first-marker: text: the en edition prints '先手' untranslated "
+        f"(add it to text: in {CATALOGUE}; inside an expression write _('…'))")
+    _edit(project, f"cards/{GAME}/pieces.yaml", "{{ '先手' }}", "{{ _('先手') }}")
+    assert pnp(project, *build).exit_code == 0
+
+
+def test_derived_values_reach_an_edition_translated_with_the_same_numbers(both):
+    from generator.source.edition import localise
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    source, english = (load_game(Project.at(both), GAME, lang) for lang in (None, "en"))
+    derived = {"first": source.decks["goods"].cards[0], "kinds": ["玩物", "吃食"], "n": 3,
+               "by_kind": {"玩物": 2}, "hour": source.tables["hours"][0]}
+    local = localise(derived, english)
+    assert local["first"].fields["name"] == "Spinning lantern" and local["hour"].fields["name"] == "Dusk"
+    assert local["kinds"] == ["Toy", "Food"] and local["n"] == 3 and local["by_kind"] == {"玩物": 2}
+    assert localise(derived, source) is derived
+
+
+def test_tiled_board_notes_speak_the_editions_language(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, f"cards/{GAME}/pieces.yaml", "size: {width: 190, height: 120}", "size: {width: 380, height: 240}")
+    result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    path = project / "build" / GAME / f"{GAME}-2p-a4-en.pdf"
+    manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    tiles = [e["number"] for e in manifest["pages"] if e["role"] == "board-tile"]
+    assert len(tiles) > 1
+    pages = _text(path)
+    for n, number in enumerate(tiles, 1):
+        text = pages[number - 1].replace("\n", " ")
+        assert f"Market score board (380 × 240 mm) · tile {n} / {len(tiles)}" in text, text
+        assert "neighbouring tiles overlap by 10 mm: align the red" in text and not CJK.findall(text)

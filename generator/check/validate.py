@@ -18,6 +18,7 @@ from generator.check.context import game_context
 from generator.check.expr import ExprError, evaluate
 from generator.check.translations import translation_checks
 from generator.source.game import Game
+from generator.source.edition import localise
 from generator.source.load import rules_line
 from generator.source.markup import PLACEHOLDER, TextError, fill_placeholders, plain_text
 from generator.source.project import Project
@@ -74,7 +75,8 @@ def derive(project: Project, game: Game) -> list[Problem]:
         return [Problem(project.display(path), rules_line(exc, path), f"derive() failed: {exc!r}")]
     if not isinstance(derived, dict):
         return [Problem(project.display(path), None, "derive() must return a dict of named values")]
-    game.derived = derived
+    game.derived = localise(derived, game)      # an edition's names and words in its language
+    game.derived_source = derived
     return []
 
 
@@ -84,7 +86,7 @@ def rules_checks(project: Project, game: Game) -> list[Problem]:
         return []
     path = game.folder / game.spec.rules
     try:
-        found = list(check(game.data_game, game.derived) or [])
+        found = list(check(game.data_game, game.derived_source) or [])
     except (Exception, SystemExit) as exc:
         return [Problem(project.display(path), rules_line(exc, path), f"check() failed: {exc!r}")]
     line = _line_of(check)
@@ -231,13 +233,15 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
 
 
 def claim_checks(game: Game) -> list[Problem]:
+    """The claims, against the values derived from the data (in the data's language, as the
+    rules document states them), in every edition alike."""
     problems = []
     file = f"cards/{game.id}/{game.spec.claims}"
     raw = game.files.get(file)
     for index, claim in enumerate(game.claims):
         _, line = line_at(raw, ("claims", index, "claimed")) if raw is not None else (file, None)
         try:
-            computed = evaluate(claim.computed, context(game))
+            computed = evaluate(claim.computed, context(game, derived=game.derived_source))
         except ExprError as exc:
             problems.append(Problem(file, line, f"claim {claim.id}: cannot compute: {exc}"))
             continue

@@ -164,6 +164,11 @@ class CardRenderer:
                                    "templates/")) from None
         except (TemplateError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template failed: {exc}")) from None
+        left = self.game.untranslated(self._printed(html))
+        if left:
+            raise PnpError(Problem(*face.source, f"{face.label}: the {self.game.language} edition prints "
+                                   f"{left[0]!r} untranslated", f"wrap the words in _() in {face.template} and "
+                                   f"translate them under text: in {self.game.catalogue}"))
         missing = self.assets.missing(self._printed(html), icons=False)
         if missing:
             raise PnpError([Problem(*face.source, f"{face.label}: character {describe_char(c)} is in no bundled "

@@ -57,15 +57,16 @@ def colour(value: str | None):
 
 class Pen:
     def __init__(self, canvas: Canvas, assets: Assets, page_height: float, origin: tuple[float, float] = (0, 0),
-                 ink_saver: bool = False):
+                 ink_saver: bool = False, on_text=None):
         self.c, self.assets, self.page_height = canvas, assets, page_height
         self.ox, self.oy = origin
         self.ink_saver = ink_saver     # draft prints: no fills, light frames, black text
         self.drawn: list | None = None     # when a list: the box (x0, y0, x1, y1) of everything drawn
+        self.on_text = on_text         # called with every text drawn (an edition's check for untranslated words)
 
     def at(self, x: float, y: float) -> "Pen":
         """A pen whose (0, 0) is (x, y) of this one."""
-        pen = Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver)
+        pen = Pen(self.c, self.assets, self.page_height, (self.ox + x, self.oy + y), self.ink_saver, self.on_text)
         pen.drawn = self.drawn
         return pen
 
@@ -250,6 +251,8 @@ class Pen:
              fill: str = "#222222", align: str = "left", width: float | None = None,
              rotate: float = 0) -> float:
         """Draw text whose first line's top is at y; return the height used (mm)."""
+        if self.on_text is not None:
+            self.on_text(text)
         lines = self.wrap(text, size, bold, width)
         step = size * LINE / PT
         if rotate:

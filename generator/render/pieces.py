@@ -78,7 +78,13 @@ class PieceDrawer:
         return buffer.getvalue()
 
     def _pen(self, canvas, page_height: float, origin=(0, 0)) -> Pen:
-        return Pen(canvas, self.assets, page_height, origin, self.ink_saver)
+        return Pen(canvas, self.assets, page_height, origin, self.ink_saver, self._check_words)
+
+    def _check_words(self, text: str) -> None:
+        left = self.game.untranslated(text)
+        if left:
+            raise DrawError(f"the {self.game.language} edition prints {left[0]!r} untranslated (add it to text: "
+                            f"in {self.game.catalogue}; inside an expression write _('…'))")
 
     def _local(self, canvas, sheet, rect, rotation: int = 0, scale: float = 1.0):
         """Move the canvas so a Pen at (0, 0) draws the piece at rect (turned 180° for a short-edge back)."""

@@ -52,14 +52,18 @@ def face_checks(project: Project, assets: Assets, game: Game) -> list[Problem]:
     """Every card's templates run in this edition (no WeasyPrint): a `_()` of a value the
     catalogue lacks, e.g. an enum value, is reported at its template line."""
     renderer = CardRenderer(project, assets.edition(game.spec.language), game)
-    problems = []
+    problems, seen = [], set()
     for deck in game.decks.values():
         for card in deck.cards:
             for side in ("face", "back") if deck.spec.back else ("face",):
                 try:
                     renderer.face(deck, card, side)
                 except PnpError as exc:
-                    problems += [p for p in exc.problems if (p.path, p.line) not in {(q.path, q.line) for q in problems}]
+                    for problem in exc.problems:      # once, at the first card it shows on
+                        cause = problem.message.split(": ", 1)[-1]
+                        if cause not in seen:
+                            seen.add(cause)
+                            problems.append(problem)
     return problems
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -44,6 +44,39 @@ def needs_translation(text: str, source: str = "") -> bool:
     return bool(letters)
 
 
+def _spaceless(lang: str) -> bool:
+    return lang.split("-")[0] in SPACELESS
+
+
+def script_runs(text: str, source: str, lang: str) -> list[str]:
+    """The runs of letters beyond Latin in a text, when the data is written in Chinese,
+    Japanese or Korean and the edition is not (else nothing can be told apart: [])."""
+    if not _spaceless(source) or _spaceless(lang):
+        return []
+    runs, current = [], []
+    for char in text:
+        if ord(char) > 0x24F and unicodedata.category(char).startswith("L"):
+            current.append(char)
+        elif current:
+            runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    return list(dict.fromkeys(runs))
+
+
+def _texts(value: Any):
+    """Every string in a loaded catalogue."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
 def kept_marks(text: str) -> tuple[list[str], list[str]]:
     """The parts a translation must keep: {placeholders} and {{ expressions }}."""
     return sorted(PLACEHOLDER.findall(EXPRESSION.sub("", text))), sorted(EXPRESSION.findall(text))
@@ -59,7 +92,7 @@ class Overlay:
         self.game_file = f"cards/{game.id}/game.yaml"
         self.source = game.languages[0]
 
-    def lack(self, kind: str, file: str, line: int | None, message: str) -> None:
+    def lack(self, file: str, line: int | None, message: str) -> None:
         self.missing.append(Problem(file, line, f"{message}: no {self.lang} translation",
                                     f"add it to {self.display}"))
 
@@ -79,7 +112,7 @@ class Overlay:
             return text
         self.count("strings", found is not None)
         if found is None:
-            self.lack("strings", file, line_at(self.game.files.get(file), loc)[1], f"{what} {text!r}")
+            self.lack(file, line_at(self.game.files.get(file), loc)[1], f"{what} {text!r}")
             return text
         self.check_marks(text, found, ("text", text) if table is None or key not in table else None, what)
         return found
@@ -104,7 +137,7 @@ class Overlay:
         if cat.keywords is not None:
             update["keywords"] = list(cat.keywords)
         elif spec.keywords:
-            self.lack("strings", self.game_file, line_at(self.game.files[self.game_file], ("keywords",))[1],
+            self.lack(self.game_file, line_at(self.game.files[self.game_file], ("keywords",))[1],
                       "keywords")
         update["player_colours"] = [
             c.model_copy(update={"name": self.string(c.name, self.game_file, ("player_colours", i, "name"),
@@ -120,7 +153,7 @@ class Overlay:
     def _field(self, source: str, found: str | None, loc: tuple, what: str) -> str:
         self.count("strings", found is not None)
         if found is None:
-            self.lack("strings", self.game_file, line_at(self.game.files[self.game_file], loc)[1], what)
+            self.lack(self.game_file, line_at(self.game.files[self.game_file], loc)[1], what)
             return source
         return found
 
@@ -156,7 +189,7 @@ class Overlay:
             where = f"card '{card.uid}': {name}"
             if found is None:
                 line = self.game.files[deck.file]["cards"][card.index].line_of(name)
-                self.lack("card texts", deck.file, line, where)
+                self.lack(deck.file, line, where)
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found
@@ -245,7 +278,39 @@ def apply_catalogue(game: Game, lang: str, catalogue, display: str, raw) -> Game
     tables = overlay.tables()
     edition = replace(game, spec=spec, decks=decks, pieces=pieces, tables=tables, language=lang,
                       text=dict(catalogue.text), catalogue=display, missing=overlay.missing,
-                      coverage=overlay.counts, files={**game.files, display: raw}, origin=game)
+                      coverage=overlay.counts, files={**game.files, display: raw}, origin=game,
+                      quoted="\n".join(_texts(raw)))
     for deck in decks.values():
         deck.game = edition
     return edition
+
+
+def localise(value: Any, game: Game) -> Any:
+    """What the rules module derived from the source data, for an edition: the same numbers,
+    each row or card replaced by the edition's (translated) one, and each string the
+    catalogue's `text:` translates in its translation. Mapping keys stay as they are (they
+    are looked up by raw values such as enum ids)."""
+    if game.is_source:
+        return value
+    rows = {(c.deck, c.id): c for deck in game.decks.values() for c in deck.cards}
+    rows.update({(r.deck, r.id): r for table in game.tables.values() for r in table})
+    return _localised(value, game.text, rows)
+
+
+def _localised(value: Any, text: dict, rows: dict) -> Any:
+    if isinstance(value, str):
+        return text.get(value, value)
+    if isinstance(value, Card):
+        return rows.get((value.deck, value.id), value)
+    if isinstance(value, dict):
+        return {k: _localised(v, text, rows) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_localised(v, text, rows) for v in value]
+        return type(value)(items) if type(value) in (list, tuple) else value
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _localised(getattr(value, f.name), text, rows) for f in fields(value) if f.init}
+        try:
+            return replace(value, **changes)
+        except (TypeError, ValueError):         # a dataclass that will not be rebuilt: left as it is
+            return value
+    return value

@@ -81,12 +81,14 @@ class Game:
     data: dict[str, Any] = field(default_factory=dict)   # the game's extra data files, by file name
     tables: dict[str, list[Card]] = field(default_factory=dict)  # typed rows, by table id
     derived: dict[str, Any] = field(default_factory=dict)
+    derived_source: dict[str, Any] = field(default_factory=dict)   # as derive() gave it (claims, check())
     language: str = ""         # this edition's language ("" until load_game sets it)
     text: dict[str, str] = field(default_factory=dict)   # source text -> this edition's (the `text:` catalogue)
     catalogue: str | None = None       # the edition's i18n/<lang>.yaml as displayed, None for the source
     missing: list = field(default_factory=list)          # Problems: translations the catalogue lacks
     coverage: dict[str, list[int]] = field(default_factory=dict)  # "card texts"/"strings" -> [translated, total]
     origin: "Game | None" = field(default=None, repr=False)  # an edition's source-language game
+    quoted: str = field(default="", repr=False)   # every text of the edition's catalogue, for untranslated()
 
     @property
     def data_game(self) -> "Game":
@@ -106,6 +108,16 @@ class Game:
     def name_suffix(self) -> str:
         """What output names carry for this edition: "-en" when the game has several languages."""
         return f"-{self.language}" if len(self.languages) > 1 else ""
+
+    def untranslated(self, printed: str) -> list[str]:
+        """Runs of the source's script (hanzi, kana, hangul) an edition in another script is
+        about to print though its catalogue has no such text: words that missed translation
+        (a template literal not in _(), a string inside an expression). A name meant to show
+        both scripts is fine once the catalogue holds it."""
+        from generator.source.edition import script_runs
+        if self.is_source:
+            return []
+        return [run for run in script_runs(printed, self.languages[0], self.language) if run not in self.quoted]
 
     def translate(self, text: Any) -> Any:
         """`_` in templates: a source-language string in this edition's language. A string

@@ -17,9 +17,8 @@ from generator.errors import PnpError, Problem
 from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
-from generator.source.schema import (CARD_KEYS, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
+from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
                               TableFile, validation_problems)
-from generator.source.schema import IMAGE_TYPES
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.yamlsrc import LocDict, load_yaml
 

@@ -235,3 +235,16 @@ def test_watch_rereads_a_pnp_toml_made_later_and_sees_files_read_outside_the_gam
         proc.terminate()
         proc.wait(10)
     assert "Traceback" not in "".join(lines)
+
+
+def test_list_takes_a_game(tmp_path):
+    project = make(tmp_path / "project")
+    result = pnp(project, "list", GAME)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "inputs: Inputs",
+        "  deck  people             People (6 designs, 63.5×88.9 mm)",
+        "  deck  goods              Goods (3 designs, 63.5×88.9 mm)",
+        "  pack  2p: people 6, goods 3"]
+    missing = pnp(project, "list", "nope")
+    assert missing.exit_code == 1 and missing.output.strip() == "cards/nope: no game 'nope' (games: inputs)"

@@ -19,9 +19,8 @@ from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.edition import apply_catalogue
-from generator.source.schema import (CARD_KEYS, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec, PiecesFile,
-                              TableFile, validation_problems)
-from generator.source.schema import IMAGE_TYPES
+from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec,
+                                     PiecesFile, TableFile, validation_problems)
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 

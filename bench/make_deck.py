@@ -1,7 +1,10 @@
-"""Write cards/deck450/cards.yaml: the peer benchmark's 450 cards (../shared/bench/README.md).
+"""Write the benchmark's cards: deck450 (committed) or a scale deck of any size (not committed).
 
-Card i (1..450) is titled `第{i}张 Card {i}`; card index k = i - 1 has as body lines
-k, k+1, k+2 (mod 7) of LINES. The output is committed; rerun this only to change it.
+Card i (1..N) is titled `第{i}张 Card {i}`; card index k = i - 1 has as body lines
+k, k+1, k+2 (mod 7) of LINES (../shared/bench/README.md). Without options this writes
+cards/deck450/cards.yaml, which is committed; rerun it only to change it. With
+`--count N --project DIR` it writes a whole game `deckN` (game.yaml, cards.yaml, rules.py)
+into DIR/cards/deckN/, for the scale rows of `make bench` (generated into a temporary folder).
 """
 import argparse
 from pathlib import Path
@@ -11,21 +14,75 @@ LINES = ["春眠不觉晓处处闻啼鸟夜来风雨声", "花落知多少床前
          "愿君多采撷此物最相思松下问童子"]
 COUNT = 450
 
+GAME = """# A scale benchmark game written by bench/make_deck.py: {count} distinct deck450 cards.
+id: {game}
+title: 基准牌组 {game}
+card:
+  size: poker
+  bleed: 3.175
+  safe: 3
+css: [deck450/card.css]
+decks: [cards.yaml]
+packs:
+  - players: 2
+    id: all
+    name: 全部 {count} 张
+    decks:
+      cards: {{count: {count}}}
+"""
+RULES = '''"""A scale benchmark game: no rules."""
+
+
+def derive(game) -> dict:
+    return {"cards": len(game.decks["cards"].cards)}
+
+
+def check(game, derived: dict) -> list[str]:
+    return []
+'''
+
+
+def card_id(i: int, count: int) -> str:
+    return f"c{i:0{max(3, len(str(count)))}d}"
+
+
+def cards_yaml(count: int, note: str) -> str:
+    rows = ["# yaml-language-server: $schema=../../../schemas/deck.schema.json", f"# {note}",
+            "deck:", "  id: cards", "  name: 基准牌", "  face: deck450/card.html",
+            "  fields:", "    title: {type: text}", "    body: {type: rich}", "cards:"]
+    for k in range(count):
+        i = k + 1
+        body = "\\n".join(LINES[(k + j) % 7] for j in range(3))
+        rows.append(f'  - {{id: {card_id(i, count)}, title: "第{i}张 Card {i}", body: "{body}"}}')
+    return "\n".join(rows) + "\n"
+
+
+def write_scale_game(project: Path, count: int) -> str:
+    """cards/deck<count>/ under project (which must hold bench's templates, fonts and icons)."""
+    game = f"deck{count}"
+    folder = project / "cards" / game
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "game.yaml").write_text(GAME.format(game=game, count=count), encoding="utf-8")
+    (folder / "rules.py").write_text(RULES, encoding="utf-8")
+    (folder / "cards.yaml").write_text(cards_yaml(count, f"The {game} scale cards, written by bench/make_deck.py."),
+                                       encoding="utf-8")
+    return game
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "cards/deck450/cards.yaml")
-    out = ap.parse_args().out
-    rows = ["# yaml-language-server: $schema=../../../schemas/deck.schema.json",
-            "# The deck450 benchmark cards, written by bench/make_deck.py.",
-            "deck:", "  id: cards", "  name: 基准牌", "  face: deck450/card.html",
-            "  fields:", "    title: {type: text}", "    body: {type: rich}", "cards:"]
-    for k in range(COUNT):
-        i = k + 1
-        body = "\\n".join(LINES[(k + j) % 7] for j in range(3))
-        rows.append(f'  - {{id: c{i:03d}, title: "第{i}张 Card {i}", body: "{body}"}}')
-    out.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    print(f"wrote {out} ({COUNT} cards)")
+    ap.add_argument("--count", type=int, help="write a scale game deck<COUNT> into --project instead")
+    ap.add_argument("--project", type=Path, help="the project folder for --count")
+    args = ap.parse_args()
+    if args.count:
+        if not args.project:
+            ap.error("--count needs --project")
+        print(f"wrote {args.project}/cards/{write_scale_game(args.project, args.count)}/")
+        return
+    args.out.write_text(cards_yaml(COUNT, "The deck450 benchmark cards, written by bench/make_deck.py."),
+                        encoding="utf-8")
+    print(f"wrote {args.out} ({COUNT} cards)")
 
 
 if __name__ == "__main__":

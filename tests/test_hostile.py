@@ -78,7 +78,7 @@ def test_a_card_template_sees_data_not_engine_objects(market):
 
 
 def test_a_field_named_like_an_engine_attribute_is_the_field():
-    from generator.check.context import card_data
+    from generator.source.context import card_data
     from generator.check.expr import evaluate
     from generator.source.game import Card
     card = Card("goods", "lamp", {"deck": "夜宵", "line": 3, "items": "两件"}, 1, "goods.yaml", 7, 0)

@@ -1,7 +1,7 @@
 """`{{ expressions }}` in game data (pack counts, board layouts, claims), and the bounded
 sandbox card templates use too.
 
-Evaluated by Jinja's immutable sandbox over plain data (check/context.py): data can read
+Evaluated by Jinja's immutable sandbox over plain data (source/context.py): data can read
 values (derived numbers, cards, the pack, the player) but cannot call into Python or change
 anything. Every evaluation is bounded as well: numbers, text and lists it makes have a
 size limit, it has a CPU-time budget, and recursion (a macro or template that calls itself)

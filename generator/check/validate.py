@@ -14,7 +14,7 @@ from typing import Any
 
 from generator.source.assets import Assets, describe_char
 from generator.errors import Problem, abbreviate
-from generator.check.context import game_context
+from generator.source.context import game_context
 from generator.check.expr import ExprError, evaluate
 from generator.check.translations import translation_checks
 from generator.source.game import Game
@@ -62,7 +62,7 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
 
 
 def context(game: Game, **extra: Any) -> dict:
-    """The expression context (check/context.py): plain data, never engine objects; `_` translates."""
+    """The expression context (source/context.py): plain data, never engine objects; `_` translates."""
     translate = game.translate
     return {**game_context(game, **extra), "_": lambda text: translate(text)}
 

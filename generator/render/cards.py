@@ -20,7 +20,7 @@ import pikepdf
 from jinja2 import pass_context, TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.source.assets import Assets, describe_char
-from generator.check.context import card_data, game_context, plain
+from generator.source.context import card_data, game_context, plain
 from generator.check.expr import LimitError, guarded
 from generator.render.art import ArtPlacer
 from generator.render.cache import FaceCache, FileHashes, engine_fingerprint

@@ -16,7 +16,7 @@ from jinja2 import TemplateError
 from generator import __version__
 from generator.source.assets import Assets
 from generator.atomic import write_atomic
-from generator.check.context import game_context
+from generator.source.context import game_context
 from generator.check.expr import LimitError, guarded
 from generator.render.cache import FileHashes, engine_fingerprint
 from generator.errors import PnpError, Problem

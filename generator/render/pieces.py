@@ -16,7 +16,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from generator.source.assets import Assets
 from generator.errors import PnpError, Problem, abbreviate
-from generator.check.context import pack_data, plain
+from generator.source.context import pack_data, plain
 from generator.source.i18n import translator
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game

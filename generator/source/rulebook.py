@@ -83,11 +83,14 @@ def pack_value(game: Game, pack, _: Callable[[str], str]) -> dict:
 
 
 def context_values(game: Game, pack, _: Callable[[str], str]) -> dict:
+    from generator.source.context import plain
     packs = [pack_value(game, p, _) for p in game.packs]
     current = next((p for p in packs if p["id"] == pack.key), None) if pack is not None else None
     spec = game.spec
     return {
-        "derived": game.derived,
+        # as the rules module derived them, in plain data: a rulebook is written per language and
+        # says each name in its own words (`_()`); its tables are keyed by the data's values
+        "derived": plain(game.derived_source or game.derived),
         "game": {"id": game.id, "title": spec.title, "subtitle": spec.subtitle or "", "language": spec.language},
         "decks": {d: [_card_value(c) for c in deck.cards] for d, deck in game.decks.items()},
         "tables": {t: [_card_value(r) for r in rows] for t, rows in game.tables.items()},

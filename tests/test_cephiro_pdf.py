@@ -34,7 +34,7 @@ def test_boards_and_tokens_per_player_count(cephiro_built, players):
     placed = Counter(p["piece"] for e in manifest["pages"] if e["role"] == "board" for p in e["pieces"])
     mana = 3 * players + 2 * {2: 2, 3: 3, 4: 3, 5: 3}[players]   # 3 each + 2 per 元素涌流 copy
     assert placed == {"record-board": players, "pawn": players, "stability-bar": 1, "trial-map": 1,
-                      "stability-marker": 1, "mana-token": mana}
+                      "stability-marker": 1, "mana-token": mana, "track-marker": 3 * players, "host-marker": 1}
     boards = [e["number"] for e in manifest["pages"] if "record-board" in e.get("components", [])]
     text = "".join(page_text(cephiro_built.folder / manifest["file"], n) for n in boards)
     assert text.count("骑士记录板") == players
@@ -70,7 +70,9 @@ def test_info_page_bookmarks_and_runs(cephiro_built):
     assert titles[0] == "内容与打印说明"
     assert {"战力卡「心愿之刃」 ×24", "试炼卡「幻惑」 ×8", "誓约卡 ×30", "骑士记录板 ×3"} <= set(titles)
     runs = {r["run"]: r["pages"] for r in manifest["runs"]}
-    assert runs["duplex"][0] == 2 and runs["duplex"][1] + 1 == runs["card"][0]
+    info = sum(1 for e in manifest["pages"] if e["role"] == "info")
+    assert runs["rules"][0] == info + 1                          # the rulebook right after page 1
+    assert runs["duplex"][0] == runs["rules"][1] + 1 and runs["duplex"][1] + 1 == runs["card"][0]
     assert runs["paper"][1] == len(pdf.pages)
 
 

@@ -51,5 +51,5 @@ def test_same_input_gives_identical_files(cephiro):
     for _ in range(2):
         assert pnp(cephiro, "build", "cephiro-pillar", "--players", "3", "--paper", "letter").exit_code == 0
         folder = cephiro / "build" / "cephiro-pillar"
-        outputs.append([(folder / f"cephiro-pillar-3p-letter.{ext}").read_bytes() for ext in ("pdf", "json")])
+        outputs.append([(folder / f"cephiro-pillar-3p-letter-zh-Hans.{ext}").read_bytes() for ext in ("pdf", "json")])
     assert outputs[0] == outputs[1]

@@ -109,11 +109,11 @@ def test_cut_files_follow_the_printed_trims(cephiro_cutters, cutter, paper):
     project = cephiro_cutters
     _build(project, "cephiro-pillar", "--players", "2", "--paper", paper, "--cutter", cutter)
     folder = project / "build/cephiro-pillar"
-    assert _check_pack(folder, f"cephiro-pillar-2p-{paper}-{cutter}", 0.0) >= 5
+    assert _check_pack(folder, f"cephiro-pillar-2p-{paper}-{cutter}-zh-Hans", 0.0) >= 5
 
 
 def test_cut_files_are_reproducible(cephiro_cutters):
-    project, name = cephiro_cutters, "cephiro-pillar-2p-a4-silhouette"
+    project, name = cephiro_cutters, "cephiro-pillar-2p-a4-silhouette-zh-Hans"
     folder = project / "build/cephiro-pillar"
     _build(project, "cephiro-pillar", "--players", "2", "--paper", "a4", "--cutter", "silhouette")
     before = {p.name: p.read_bytes() for p in (folder / f"{name}-cut").iterdir()}
@@ -129,8 +129,8 @@ def test_rounded_corners_reach_the_cut_files(tmp_path):
     assert "corner_radius: 3" in game.read_text()
     _build(project, "cephiro-pillar", "--players", "2", "--paper", "letter", "--cutter", "cricut")
     folder = project / "build/cephiro-pillar"
-    assert _check_pack(folder, "cephiro-pillar-2p-letter-cricut", 3.0) >= 5
-    manifest = json.loads((folder / "cephiro-pillar-2p-letter-cricut.json").read_text())
+    assert _check_pack(folder, "cephiro-pillar-2p-letter-cricut-zh-Hans", 3.0) >= 5
+    manifest = json.loads((folder / "cephiro-pillar-2p-letter-cricut-zh-Hans.json").read_text())
     radii = {c["id"]: c["corner_radius_mm"] for c in manifest["components"] if c["kind"] == "deck"}
     assert radii == {"power": 3.0, "trials": 3.0, "oaths": 3.0, "reference": 3.0}
 

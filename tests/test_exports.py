@@ -33,7 +33,7 @@ def test_shop_zip_has_every_copy_at_the_shop_size(tmp_path_factory, game, shop, 
     kit = built(tmp_path_factory, game)
     result = pnp(kit.project, "export", game, "--shop", shop)
     assert result.exit_code == 0, result.output
-    archive = zipfile.ZipFile(next(kit.folder.glob(f"{game}-*-{shop}-300dpi.zip")))
+    archive = zipfile.ZipFile(next(kit.folder.glob(f"{game}-*-{shop}-300dpi-zh-Hans.zip")))
     names = archive.namelist()
     counts = _pack_counts(kit)
     poker = {d for d in counts if any(re.match(rf"{d}-.*\.png$", n) for n in names)}
@@ -65,7 +65,7 @@ def test_reference_sheets_are_left_out_of_shop_orders_with_a_note(cephiro_built)
 def test_png_export_is_each_card_at_its_own_size_and_dpi(cephiro_built):
     result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "png", "--dpi", "600")
     assert result.exit_code == 0, result.output
-    archive = zipfile.ZipFile(cephiro_built.folder / "cephiro-pillar-5p-png-600dpi.zip")
+    archive = zipfile.ZipFile(cephiro_built.folder / "cephiro-pillar-5p-png-600dpi-zh-Hans.zip")
     power = Image.open(io.BytesIO(archive.read("power-red-1-1.png")))
     assert power.size == (round(69 / 25.4 * 600), round(94 / 25.4 * 600))     # 63 × 88 + 3 mm bleed
     assert round(power.info["dpi"][0]) == 600
@@ -96,7 +96,7 @@ def test_shop_products_match_within_two_millimetres():
 def test_dtc_pdf_is_one_card_per_page_with_its_back_after_it(cephiro_built):
     result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "dtc")
     assert result.exit_code == 0, result.output
-    pdf = pikepdf.open(cephiro_built.folder / "cephiro-pillar-5p-dtc.pdf")
+    pdf = pikepdf.open(cephiro_built.folder / "cephiro-pillar-5p-dtc-zh-Hans.pdf")
     assert len(pdf.pages) == 2 * 84                       # 40 power + 8 trials + 36 oaths, each with a back
     for page in pdf.pages[:6]:
         media = [float(v) for v in page.MediaBox]
@@ -112,7 +112,7 @@ def test_dtc_pdf_is_one_card_per_page_with_its_back_after_it(cephiro_built):
 def test_pdfx_has_output_intent_metadata_and_managed_rgb(cephiro_built):
     args = ("export", "cephiro-pillar", "--shop", "dtc", "--pdfx")
     assert pnp(cephiro_built.project, *args).exit_code == 0
-    path = cephiro_built.folder / "cephiro-pillar-5p-dtc-pdfx.pdf"
+    path = cephiro_built.folder / "cephiro-pillar-5p-dtc-pdfx-zh-Hans.pdf"
     first = path.read_bytes()
     pdf = pikepdf.open(path)
     assert pdf.pdf_version >= "1.6"
@@ -150,7 +150,7 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
     assert result.exit_code == 0, result.output
     counts = _pack_counts(kit)
     for deck, cards in counts.items():
-        saved = json.loads((kit.folder / "tts" / f"{deck}.json").read_text(encoding="utf-8"))
+        saved = json.loads((kit.folder / "tts-zh-Hans" / f"{deck}.json").read_text(encoding="utf-8"))
         obj = saved["ObjectStates"][0]
         copies = sum(cards.values())
         if copies == 1:
@@ -180,7 +180,7 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
     kit = built(tmp_path_factory, game)
     result = pnp(kit.project, "export", game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
     assert result.exit_code == 0, result.output
-    objects = json.loads((kit.folder / "tts" / f"{game}.json").read_text(encoding="utf-8"))["ObjectStates"]
+    objects = json.loads((kit.folder / "tts-zh-Hans" / f"{game}.json").read_text(encoding="utf-8"))["ObjectStates"]
     decks = [o for o in objects if o["Name"] in ("DeckCustom", "CardCustom")]
     assert len(decks) == len(_pack_counts(kit))
     pieces = [o for o in objects if o["Name"] in ("Custom_Tile", "Custom_Token")]
@@ -197,7 +197,7 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
             url = obj["CustomImage"][key]
             if url:
                 assert url.startswith("https://example.org/kit/tts/piece-")
-                assert (kit.folder / "tts" / url.rsplit("/", 1)[1]).is_file()
+                assert (kit.folder / "tts-zh-Hans" / url.rsplit("/", 1)[1]).is_file()
     for deck in decks:
         for sheet in (deck.get("CustomDeck") or {}).values():
             assert sheet["FaceURL"].startswith("https://example.org/kit/tts/")
@@ -207,7 +207,7 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
 
 def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):
     assert pnp(wizard_built.project, "export", "reverse-wizard", "--tts").exit_code == 0
-    saved = json.loads((wizard_built.folder / "tts/common.json").read_text(encoding="utf-8"))
+    saved = json.loads((wizard_built.folder / "tts-zh-Hans/common.json").read_text(encoding="utf-8"))
     deck = saved["ObjectStates"][0]
     assert set(deck["CustomDeck"]) == {"1", "2"}
     assert deck["CustomDeck"]["1"]["NumWidth"] * deck["CustomDeck"]["1"]["NumHeight"] == 70
@@ -218,6 +218,6 @@ def test_tts_sheet_shows_the_card_faces_at_trim(cephiro_built):
     """The first slot of the power sheet is red-1 at trim: its top-left pixel is the red pattern
     of the card's face, not white paper or bleed past the cut."""
     assert pnp(cephiro_built.project, "export", "cephiro-pillar", "--tts").exit_code == 0
-    sheet = Image.open(cephiro_built.folder / "tts/power-1.png").convert("RGB")
+    sheet = Image.open(cephiro_built.folder / "tts-zh-Hans/power-1.png").convert("RGB")
     r, g, b = sheet.getpixel((3, 3))
     assert r > 150 and g < 110 and b < 110

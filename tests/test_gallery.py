@@ -56,7 +56,7 @@ def test_gallery_shows_every_card_and_board_and_filters(tmp_path_factory, browse
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/{game}/gallery/index.html")
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/{game}/gallery-zh-Hans/index.html")
         page.wait_for_load_state("networkidle")
         assert page.locator("main figure:visible").count() == designs + len(pieces)
         assert page.locator("#shown").text_content() == f"{designs + len(pieces)} 种 · {copies} 张/件"

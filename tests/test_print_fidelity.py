@@ -53,8 +53,8 @@ def _packs(game):
 
 def test_short_edge_backs_are_turned(every_mode):
     project, _ = every_mode
-    manifest = json.loads((project / "build/cephiro-pillar/cephiro-pillar-4p-a4-short.json").read_text())
-    pdf = pikepdf.open(project / "build/cephiro-pillar/cephiro-pillar-4p-a4-short.pdf")
+    manifest = json.loads((project / "build/cephiro-pillar/cephiro-pillar-4p-a4-short-zh-Hans.json").read_text())
+    pdf = pikepdf.open(project / "build/cephiro-pillar/cephiro-pillar-4p-a4-short-zh-Hans.pdf")
     pages = {e["number"]: (e, p) for e, p, _ in card_pages(pdf, manifest)}
     backs = [n for n, (e, _) in pages.items() if e["role"] == "cards-back"]
     assert backs
@@ -68,7 +68,7 @@ def test_short_edge_backs_are_turned(every_mode):
 
 def test_no_duplex_puts_every_back_after_every_front(every_mode):
     project, _ = every_mode
-    manifest = json.loads((project / "build/reverse-wizard/reverse-wizard-4p-letter-none.json").read_text())
+    manifest = json.loads((project / "build/reverse-wizard/reverse-wizard-4p-letter-none-zh-Hans.json").read_text())
     roles = [e["role"] for e in manifest["pages"]]
     last_front = max(i for i, r in enumerate(roles) if r == "cards-front")
     first_back = min(i for i, r in enumerate(roles) if r in ("cards-back", "board-back"))
@@ -82,8 +82,8 @@ def test_no_duplex_puts_every_back_after_every_front(every_mode):
 
 def test_gutterfold_backs_mirror_across_a_clear_fold(every_mode):
     project, _ = every_mode
-    manifest = json.loads((project / "build/seven-nights/seven-nights-6p-letter-gutterfold.json").read_text())
-    pdf = pikepdf.open(project / "build/seven-nights/seven-nights-6p-letter-gutterfold.pdf")
+    manifest = json.loads((project / "build/seven-nights/seven-nights-6p-letter-gutterfold-zh-Hans.json").read_text())
+    pdf = pikepdf.open(project / "build/seven-nights/seven-nights-6p-letter-gutterfold-zh-Hans.pdf")
     folds = [e for e in manifest["pages"] if e["role"] == "cards-fold"]
     assert folds and not [e for e in manifest["pages"] if e["role"] in ("cards-back", "cards-front")]
     for entry in folds:
@@ -271,7 +271,7 @@ def test_time_wheel_is_tiled_with_overlap_and_numbers(wizard_built):
 def test_back_offset_shifts_every_back_and_still_passes(cephiro):
     result = pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4", "--back-offset", "1.5,-0.5")
     assert result.exit_code == 0, result.output
-    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4.json").read_text())
+    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.json").read_text())
     assert manifest["print"]["back_offset_mm"] == [1.5, -0.5]
     pages = {e["number"]: e for e in manifest["pages"]}
     back = next(e for e in manifest["pages"] if e["role"] == "cards-back")
@@ -294,7 +294,7 @@ def test_calibration_sheet_and_saved_printer(cephiro):
     assert saved == {"printers": {"office": {"back_offset": [0.8, -1.2], "duplex": "long"}},
                      "print": {"printer": "office"}}
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "letter").exit_code == 0
-    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-2p-letter.json").read_text())
+    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-2p-letter-zh-Hans.json").read_text())
     assert manifest["print"]["back_offset_mm"] == [0.8, -1.2] and manifest["print"]["printer"] == "office"
     result = pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--printer", "lab")
     assert result.exit_code == 1 and "no printer 'lab' in pnp.toml" in result.output
@@ -324,7 +324,7 @@ def test_ink_saver_drops_the_fills(cephiro, tmp_path):
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4", "--ink-saver").exit_code == 0
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4").exit_code == 0
     inked = []
-    for name in ("cephiro-pillar-2p-a4.pdf", "cephiro-pillar-2p-a4-inksaver.pdf"):
+    for name in ("cephiro-pillar-2p-a4-zh-Hans.pdf", "cephiro-pillar-2p-a4-inksaver-zh-Hans.pdf"):
         subprocess.run(["pdftoppm", "-r", "20", "-gray", "-f", "2", "-l", "2", str(cephiro / "build/cephiro-pillar" / name),
                         str(tmp_path / name)], check=True)
         data = next(tmp_path.glob(f"{name}*.pgm")).read_bytes()

@@ -87,19 +87,19 @@ def test_a_changed_font_re_renders_exactly_the_cards_drawn_with_it(warm):
 
 
 def test_a_cached_build_equals_a_cold_one_byte_for_byte(warm, tmp_path):
-    cached_pdf = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
-    cached_json = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.json").read_bytes()
+    cached_pdf = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
+    cached_json = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.json").read_bytes()
     card = warm / "cards/cephiro-pillar/oaths.yaml"
     original = card.read_text(encoding="utf-8")
     card.write_text(original.replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
     assert _build(warm)[1]                             # cache now also holds the edited card
     card.write_text(original, encoding="utf-8")
     assert _build(warm)[1] == []                       # back to the original: all from the cache
-    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cached_pdf
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cached_pdf
     shutil.rmtree(warm / "build")                      # cold, and rendered in two processes
     assert _build(warm, jobs=2)[1]
-    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cached_pdf
-    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.json").read_bytes() == cached_json
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cached_pdf
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.json").read_bytes() == cached_json
 
 
 def _entry(renderer, face) -> Path:
@@ -119,7 +119,7 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     """Issue 18's integrity cases: each entry's bytes are checked against the hash its manifest
     recorded, so none of these is printed; each face is rendered again, silently (a torn
     manifest too)."""
-    cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
+    cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
     renderer, faces = _faces(warm)
     first, second, third, fourth = list({f.direct: f for f in faces.values()}.values())[:4]
     folder = _entry(renderer, first)
@@ -132,7 +132,7 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     damaged.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
     renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # a torn manifest
     assert _build(warm)[1] == sorted([first.label, second.label, third.label, fourth.label])
-    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == cold
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold
     assert _build(warm)[1] == []
 
 
@@ -156,10 +156,10 @@ def test_two_builds_at_once_share_the_cache_safely(tmp_path):
             for _ in range(2)]
     outputs = [r.communicate(timeout=300)[0] for r in runs]
     assert [r.returncode for r in runs] == [0, 0], outputs
-    first = (project / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes()
+    first = (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
     shutil.rmtree(project / "build")
     subprocess.run(command, check=True, capture_output=True)
-    assert (project / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").read_bytes() == first
+    assert (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == first
     assert not list((project / "build").rglob("*.tmp"))
 
 
@@ -168,14 +168,14 @@ def test_two_builds_at_once_share_the_cache_safely(tmp_path):
 def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path):
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
     args = ("build", "cephiro-pillar", "--players", "2", "--paper", "a4")
-    assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in pnp(project, *args).output
+    assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     again = pnp(project, *args)
     assert again.exit_code == 0 and "cephiro-pillar: up to date (2 files" in again.output
     assert "up to date" not in pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "letter").output
     assert "up to date" not in pnp(project, *args).output          # the settings changed in between
     assert "up to date" in pnp(project, *args).output
-    (project / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").unlink()     # an output went missing
-    assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in pnp(project, *args).output
+    (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()     # an output went missing
+    assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     card = project / "cards/cephiro-pillar/trials.yaml"
     card.write_text(card.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
     result = pnp(project, *args)
@@ -196,7 +196,7 @@ def test_only_writes_a_pdf_and_png_per_card(cephiro):
     assert [round(float(v) / mm, 2) for v in pdf.pages[0].TrimBox] == [3, 3, 66, 91]
     assert [round(float(v) / mm, 2) for v in pdf.pages[0].MediaBox] == [0, 0, 69, 94]
     assert Image.open(folder / "power-red-6.png").size == (round(69 / 25.4 * 200), round(94 / 25.4 * 200))
-    assert not (cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf").exists()     # nothing else built
+    assert not (cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").exists()     # nothing else built
 
 
 def test_only_names_an_unknown_or_ambiguous_card(cephiro):
@@ -215,18 +215,18 @@ def test_reprint_since_the_last_build_has_every_copy_of_the_changed_card(cephiro
     path.write_text(text.replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
     assert result.exit_code == 0, result.output
-    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.json").read_text())
+    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4-zh-Hans.json").read_text())
     decks = [c for c in manifest["components"] if c["kind"] == "deck"]
     assert [c["id"] for c in decks] == ["oaths"]
     (card,) = decks[0]["cards"]
-    full = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-5p-a4.json").read_text())
+    full = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-5p-a4-zh-Hans.json").read_text())
     copies = next(c["copies"] for d in full["components"] if d["id"] == "oaths" for c in d["cards"]
                   if c["id"] == card["id"])
     assert card["copies"] == copies == decks[0]["count"]
     roles = [p["role"] for p in manifest["pages"]]
     assert roles.count("cards-back") == roles.count("cards-front") >= 1
     text1 = subprocess.run(["pdftotext", "-f", "1", "-l", "1",
-                            str(cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.pdf"), "-"],
+                            str(cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4-zh-Hans.pdf"), "-"],
                            capture_output=True, text=True, check=True).stdout
     assert "重印" in text1 and card["id"] in text1
 
@@ -271,7 +271,7 @@ def test_watch_rebuilds_on_save_and_says_what(tmp_path):
         path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
         line = _read_until(proc, "rebuilt", lines)
         assert "1 face re-rendered: trials/spirit-forest (face)" in line
-        assert "build/cephiro-pillar/cephiro-pillar-2p-a4.pdf" in line
+        assert "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in line
         path.write_text(path.read_text(encoding="utf-8") + "\n  - {id: [\n", encoding="utf-8")
         problem = _read_until(proc, "trials.yaml", lines)
         assert problem.startswith("cards/cephiro-pillar/trials.yaml:")
@@ -347,5 +347,5 @@ def test_reprint_takes_the_pack_that_was_built(cephiro):
     path.write_text(path.read_text(encoding="utf-8").replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
     assert result.exit_code == 0 and "(1 changed card," in result.output, result.output
-    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4.json").read_text())
+    manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4-zh-Hans.json").read_text())
     assert manifest["players"] == 3

@@ -116,7 +116,7 @@ def test_pack_contents(nights_built, players):
     assert sum(v for k, v in cards.items() if k.startswith("reference/")) == 2
     pieces = Counter(p["piece"] for e in manifest["pages"] if e["role"] == "board" for p in e["pieces"])
     assert pieces == {"road-map": 1, "road-map-9": 1, "oath-board": 1, "panic-track": 1, "score-sheet": 1,
-                      "pawn": players, "sedan": 1, "panic-marker": 1}
+                      "pawn": players, "sedan": 1, "panic-marker": 1, "lantern-marker": 1, "host-marker": 1}
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])

@@ -28,8 +28,8 @@ def test_decks_share_sheets_and_keep_their_backs(tmp_path):
     _build(project, "cephiro-pillar", "--players", "3", "--paper", "a4")
     _build(project, "cephiro-pillar", "--players", "3", "--paper", "a4", "--sheets", "per-deck")
     folder = project / "build/cephiro-pillar"
-    shared = json.loads((folder / "cephiro-pillar-3p-a4.json").read_text())
-    alone = json.loads((folder / "cephiro-pillar-3p-a4-per-deck.json").read_text())
+    shared = json.loads((folder / "cephiro-pillar-3p-a4-zh-Hans.json").read_text())
+    alone = json.loads((folder / "cephiro-pillar-3p-a4-per-deck-zh-Hans.json").read_text())
     assert _cards(shared) == _cards(alone)
     # 24 power + 8 trials + 30 oaths = 62 cards: 7 sheets of 9 shared, 3 + 1 + 4 = 8 per deck (+ the reference)
     assert (len(_fronts(shared)), len(_fronts(alone))) == (8, 9)
@@ -51,7 +51,7 @@ def test_decks_share_sheets_and_keep_their_backs(tmp_path):
 def test_gutterfold_sheets_are_shared_without_mixing_sizes_or_stock(tmp_path):
     project = make_project(tmp_path / "p", ["reverse-wizard"])
     _build(project, "reverse-wizard", "--players", "3", "--paper", "letter", "--duplex", "gutterfold")
-    manifest = json.loads((project / "build/reverse-wizard/reverse-wizard-3p-letter-gutterfold.json").read_text())
+    manifest = json.loads((project / "build/reverse-wizard/reverse-wizard-3p-letter-gutterfold-zh-Hans.json").read_text())
     decks = {c["id"]: c for c in manifest["components"] if c["kind"] == "deck"}
     pdf = pikepdf.open(project / "build/reverse-wizard" / manifest["file"])
     mixed = 0

@@ -21,7 +21,7 @@ def boxed(tmp_path_factory):
     result = pnp(project, "build", "cephiro-pillar", "--players", "4", "--paper", "a4")
     assert result.exit_code == 0, result.output
     folder = project / "build/cephiro-pillar"
-    return json.loads((folder / "cephiro-pillar-4p-a4.json").read_text()), pikepdf.open(folder / "cephiro-pillar-4p-a4.pdf")
+    return json.loads((folder / "cephiro-pillar-4p-a4-zh-Hans.json").read_text()), pikepdf.open(folder / "cephiro-pillar-4p-a4-zh-Hans.pdf")
 
 
 def _lines(page):

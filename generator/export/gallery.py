@@ -8,6 +8,7 @@ that will not open local files). Card text in the page is escaped like all card 
 from __future__ import annotations
 
 import functools
+import re
 import http.server
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -159,9 +160,9 @@ def serve(project: Project, port: int, say=print, ready=None) -> None:
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         games = galleries(project.build)
         base = f"http://127.0.0.1:{server.server_address[1]}/"
-        say(f"serving the galleries on {base}{games[0] + '/gallery/' if len(games) == 1 else ''} (Ctrl-C stops)")
-        for game_id in games if len(games) > 1 else []:
-            say(f"  {base}{game_id}/gallery/")
+        say(f"serving the galleries on {base}{games[0] + '/' if len(games) == 1 else ''} (Ctrl-C stops)")
+        for gallery in games if len(games) > 1 else []:
+            say(f"  {base}{gallery}/")
         if not games:
             say("  no gallery built yet: run pnp gallery GAME")
         if ready:
@@ -172,9 +173,13 @@ def serve(project: Project, port: int, say=print, ready=None) -> None:
             pass
 
 
+GALLERY_DIR = re.compile(r"^gallery(-[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*)?$")     # gallery, gallery-en, gallery-zh-Hans
+
+
 def galleries(build) -> list[str]:
-    return sorted(p.parent.parent.name for p in build.glob("*/gallery/index.html")
-                  if not p.parent.parent.name.startswith("."))
+    """Every built gallery as "<game>/gallery" (or "<game>/gallery-<lang>" for each language)."""
+    return sorted(f"{p.parent.parent.name}/{p.parent.name}" for p in build.glob("*/gallery*/index.html")
+                  if not p.parent.parent.name.startswith(".") and GALLERY_DIR.match(p.parent.name))
 
 
 LOCAL_HOSTS = {"localhost", "127.0.0.1"}
@@ -206,7 +211,7 @@ class GalleryHandler(http.server.SimpleHTTPRequestHandler):
         path = urlsplit(self.path).path
         if path == "/":
             games = galleries(self.build)
-            self._redirect(f"/{games[0]}/gallery/" if len(games) == 1 else None, games)
+            self._redirect(f"/{games[0]}/" if len(games) == 1 else None, games)
             return False
         file = self.gallery_file(path)
         if file is None:
@@ -220,7 +225,7 @@ class GalleryHandler(http.server.SimpleHTTPRequestHandler):
     def gallery_file(self, url_path: str):
         """The file a URL names, or None when it is not a gallery's own file."""
         parts = [p for p in unquote(url_path).split("/") if p]
-        if len(parts) < 2 or parts[1] != "gallery" or any(p.startswith(".") or "\\" in p for p in parts):
+        if len(parts) < 2 or not GALLERY_DIR.match(parts[1]) or any(p.startswith(".") or "\\" in p for p in parts):
             return None
         path = self.build
         for part in parts:
@@ -248,7 +253,7 @@ class GalleryHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        links = "".join(f'<li><a href="/{g}/gallery/">{g}</a></li>' for g in games) or "<li>none yet: run pnp gallery GAME</li>"
+        links = "".join(f'<li><a href="/{g}/">{g}</a></li>' for g in games) or "<li>none yet: run pnp gallery GAME</li>"
         body = f'<!DOCTYPE html><meta charset="utf-8"><title>pnp galleries</title><ul>{links}</ul>'.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -45,6 +45,7 @@ class ArtPlacer:
     def __init__(self, root: Path, game_folder: Path, cache: Path):
         self.root, self.game_folder, self.cache = root, game_folder, cache
         self.coarse: list[Coarse] = []
+        self.current = None           # the card being rendered (the engine's, not the template's copy)
         self._made: dict[tuple, tuple[str, float, tuple[int, int]]] = {}
 
     def place(self, context, picture: str, fit: str = "cover", focus: str = "50% 50%", box: str = "bleed",
@@ -60,7 +61,7 @@ class ArtPlacer:
             url, dpi, pixels = path.relative_to(self.root).as_posix(), math.inf, (0, 0)
         else:
             url, dpi, pixels = self._raster(path, fit, fx, fy, w, h)
-        card = context.get("card")
+        card = self.current
         if dpi < MIN_DPI and card is not None and not any(c.card is card and c.picture == picture for c in self.coarse):
             self.coarse.append(Coarse(card, picture, pixels, dpi))
         where = f"position: absolute; left: {left:g}mm; top: {top:g}mm; " if left is not None else ""

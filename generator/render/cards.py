@@ -152,6 +152,7 @@ class CardRenderer:
                                bleed=face.deck.bleed, safe=face.deck.safe, lang=self.game.spec.language)
         translate = self.game.translate
         context["_"] = lambda text: translate(text)        # the game's own translations (its i18n/<lang>.yaml)
+        self.art.current = card           # who a too-coarse picture belongs to (templates see plain data)
         try:
             html = guarded(lambda: self.env.get_template(face.template).render(**context))
         except LimitError as exc:

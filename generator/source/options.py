@@ -12,6 +12,7 @@ pnp.toml (in the project folder) holds per-printer settings found with `pnp cali
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,22 +64,36 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
             sheets: str = "shared", cutter: str | None = None, draft: bool = False) -> PrintOptions:
     """Command-line values first, then the chosen printer's saved settings, then defaults."""
     config = read_config(root)
-    printer = printer or config.get("print", {}).get("printer")
-    saved = config.get("printers", {}).get(printer, {}) if printer else {}
-    if printer and not saved and printer not in config.get("printers", {}):
+    section, printers = _table(config, "print"), _table(config, "printers")
+    printer = printer or section.get("printer")
+    if printer is not None and not isinstance(printer, str):
+        raise PnpError(Problem(CONFIG, None, f"print.printer must be a printer's name, got {printer!r}"))
+    saved = _table(printers, printer, f"printers.{printer}") if printer else {}
+    if printer and not saved and printer not in printers:
         raise PnpError(Problem(CONFIG, None, f"no printer '{printer}' in {CONFIG}",
                                "run pnp calibrate --printer NAME --offset X,Y first"))
-    duplex = duplex or saved.get("duplex") or config.get("print", {}).get("duplex") or "long"
+    duplex = duplex or saved.get("duplex") or section.get("duplex") or "long"
     if duplex not in DUPLEX_MODES:
-        raise PnpError(Problem(CONFIG, None, f"duplex '{duplex}' is not one of {', '.join(DUPLEX_MODES)}"))
-    offset = back_offset if back_offset is not None else tuple(saved.get("back_offset", (0.0, 0.0)))
-    if len(offset) != 2 or not all(isinstance(v, (int, float)) for v in offset):
-        raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers (mm), got {offset!r}"))
+        raise PnpError(Problem(CONFIG, None, f"duplex {duplex!r} is not one of {', '.join(DUPLEX_MODES)}"))
+    offset = back_offset if back_offset is not None else saved.get("back_offset", (0.0, 0.0))
+    if not isinstance(offset, (list, tuple)) or len(offset) != 2 or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) <= 20
+            for v in offset):
+        raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers of at most 20 mm, got {offset!r}",
+                               "measure it again with pnp calibrate"))
     if cutter and duplex == "gutterfold":
         raise PnpError(Problem("--cutter", None, "a cutter sheet cannot be folded: use --duplex long, short or "
                                "none with --cutter"))
     return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets=sheets,
                         cutter=cutter, draft=draft)
+
+
+def _table(config: dict, key: str, name: str | None = None) -> dict:
+    """A [table] of pnp.toml, or {} when it is absent; anything else there is a located error."""
+    value = config.get(key, {})
+    if not isinstance(value, dict):
+        raise PnpError(Problem(CONFIG, None, f"{name or key} must be a table ([{name or key}]), got {value!r}"))
+    return value
 
 
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:

@@ -195,7 +195,11 @@ def change_title(cards: Path, round_: int, card: str = "c225") -> None:
     cards.write_text("".join(lines), encoding="utf-8")
 
 
-PEER_DECK = ROOT.parent / "shared/bench/squib/deck.rb"      # the workload's own script (../shared/bench/)
+# the workload's own script: ../shared/bench/squib/deck.rb beside the checkout (as CI lays it out), or
+# one copied into SQUIB_HOME
+PEER_DECK = next((p for p in (ROOT.parent / "shared/bench/squib/deck.rb",
+                              Path(os.environ.get("SQUIB_HOME", "/nonexistent")) / "deck.rb") if p.is_file()),
+                 ROOT.parent / "shared/bench/squib/deck.rb")
 
 
 class Peer:

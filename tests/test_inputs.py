@@ -226,7 +226,7 @@ def test_watch_rereads_a_pnp_toml_made_later_and_sees_files_read_outside_the_gam
         assert "build/inputs/inputs-2p-a4-short.pdf" in line and "0 faces re-rendered" in line
         _replace(project / "shared/prices.yaml", "bonus: 3", "bonus: 4")      # read by rules.py via ../
         line = _read_until(proc, "rebuilt", lines)
-        assert "1 faces re-rendered: people/mayor (face)" in line
+        assert "1 face re-rendered: people/mayor (face)" in line
         (project / "pnp.toml").write_text('[print]\nduplex = "sideways"\n')
         _read_until(proc, "duplex 'sideways' is not one of", lines)
         _read_until(proc, "not rebuilt; the previous files are unchanged", lines)

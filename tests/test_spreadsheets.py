@@ -122,7 +122,7 @@ def test_a_spreadsheet_deck_builds_and_its_edit_is_seen_by_the_stamp(game):
     csv = game / "cards/inputs/goods.csv"
     csv.write_text(csv.read_text().replace("Jade", "Amber"))
     result = pnp(game, *args)
-    assert "rendered 1 faces" in result.output
+    assert "rendered 1 face," in result.output
     import subprocess
     text = subprocess.run(["pdftotext", str(game / "build/inputs/inputs-2p-a4.pdf"), "-"], capture_output=True,
                           text=True, check=True).stdout

@@ -113,7 +113,7 @@ def test_gutterfold_backs_mirror_across_a_clear_fold(every_mode):
 def pack_copy(cephiro_built, tmp_path):
     """A writable copy of a built pack and its manifest."""
     for ext in ("pdf", "json"):
-        shutil.copy(cephiro_built.folder / f"cephiro-pillar-3p-a4.{ext}", tmp_path / f"pack.{ext}")
+        shutil.copy(cephiro_built.folder / f"cephiro-pillar-3p-a4-zh-Hans.{ext}", tmp_path / f"pack.{ext}")
     return tmp_path / "pack.pdf"
 
 
@@ -224,7 +224,7 @@ def test_preflight_finds_a_single_board_without_trim_box(cephiro, pack_copy):
 def test_good_pack_passes_with_a_report(cephiro, pack_copy):
     result = pnp(cephiro, "preflight", str(pack_copy))
     assert result.exit_code == 0
-    assert "19 pages, 64 cards" in result.output and "fonts embedded, 0 images — ok" in result.output
+    assert "25 pages, 64 cards" in result.output and "fonts embedded, 0 images — ok" in result.output
 
 
 # --- card sizes -------------------------------------------------------------------------------

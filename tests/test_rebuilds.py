@@ -170,7 +170,7 @@ def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path):
     args = ("build", "cephiro-pillar", "--players", "2", "--paper", "a4")
     assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     again = pnp(project, *args)
-    assert again.exit_code == 0 and "cephiro-pillar: up to date (2 files" in again.output
+    assert again.exit_code == 0 and "cephiro-pillar: up to date (8 files" in again.output    # 2 languages × pack and rulebook, + .json
     assert "up to date" not in pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "letter").output
     assert "up to date" not in pnp(project, *args).output          # the settings changed in between
     assert "up to date" in pnp(project, *args).output
@@ -188,9 +188,10 @@ def test_only_writes_a_pdf_and_png_per_card(cephiro):
     result = pnp(cephiro, "build", "cephiro-pillar", "--only", "power/red-6,spirit-forest")
     assert result.exit_code == 0, result.output
     folder = cephiro / "build/cephiro-pillar/cards"
-    assert sorted(p.name for p in folder.iterdir()) == ["power-red-6.pdf", "power-red-6.png",
-                                                        "trials-spirit-forest.pdf", "trials-spirit-forest.png"]
-    pdf = pikepdf.open(folder / "power-red-6.pdf")
+    assert sorted(p.name for p in folder.iterdir()) == ["power-red-6-zh-Hans.pdf", "power-red-6-zh-Hans.png",
+                                                        "trials-spirit-forest-zh-Hans.pdf",
+                                                        "trials-spirit-forest-zh-Hans.png"]
+    pdf = pikepdf.open(folder / "power-red-6-zh-Hans.pdf")
     assert len(pdf.pages) == 2                                   # face and back
     mm = 72 / 25.4
     assert [round(float(v) / mm, 2) for v in pdf.pages[0].TrimBox] == [3, 3, 66, 91]

@@ -125,7 +125,7 @@ def test_progress_counts_only_the_faces_really_rendered(demo):
     """Half the faces from the cache: the display is started for the other half and reaches it."""
     path = demo / "cards/demo/cards.yaml"
     assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
-    path.write_text(path.read_text(encoding="utf-8").replace("name: 火花", "name: 火光"), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("name: Spark", "name: Flare"), encoding="utf-8")
     from generator.sheets.kit import build_game
     from generator.source.assets import Assets
     from generator.source.project import Project
@@ -214,7 +214,7 @@ def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
     reprinted, since it changed after the sheets came out; a second reprint has nothing to do."""
     assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
     path = demo / "cards/demo/cards.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("name: 火花", "name: 火光"), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("name: Spark", "name: Flare"), encoding="utf-8")
     rebuilt = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4")
     assert "rendered 1 face," in rebuilt.output
     result = pnp(demo, "reprint", "demo", "--paper", "a4")

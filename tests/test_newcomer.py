@@ -296,7 +296,7 @@ def test_assets_add_offline_and_a_character_into_the_fonts(demo, tmp_path):
 def test_a_missing_library_inside_a_command_names_the_fix(demo, monkeypatch):
     import generator.source.load as load
 
-    def lacking(*_):
+    def lacking(*_, **__):
         raise ModuleNotFoundError("No module named 'uharfbuzz'", name="uharfbuzz")
     monkeypatch.setattr(load, "load_game", lacking)
     result = pnp(demo, "list")

@@ -303,7 +303,7 @@ def test_a_missing_library_inside_a_command_names_the_fix(demo, monkeypatch):
     assert result.exit_code == 1 and result.output == (
         "a library pnp needs is missing (No module named 'uharfbuzz'): run `make kit` in the pnp folder, then ./pnp\n")
 
-    def bug(*_):
+    def bug(*_, **__):
         raise ModuleNotFoundError("No module named 'generator.nope'", name="generator.nope")
     monkeypatch.setattr(load, "load_game", bug)
     result = pnp(demo, "list")

@@ -196,7 +196,7 @@ def test_only_writes_a_pdf_and_png_per_card(cephiro):
     mm = 72 / 25.4
     assert [round(float(v) / mm, 2) for v in pdf.pages[0].TrimBox] == [3, 3, 66, 91]
     assert [round(float(v) / mm, 2) for v in pdf.pages[0].MediaBox] == [0, 0, 69, 94]
-    assert Image.open(folder / "power-red-6.png").size == (round(69 / 25.4 * 200), round(94 / 25.4 * 200))
+    assert Image.open(folder / "power-red-6-zh-Hans.png").size == (round(69 / 25.4 * 200), round(94 / 25.4 * 200))
     assert not (cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").exists()     # nothing else built
 
 

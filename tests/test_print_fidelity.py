@@ -144,13 +144,19 @@ def _first_card(manifest, role="cards-front"):
     return next(e for e in manifest["pages"] if e["role"] == role)
 
 
+def _first_page(path: Path, role="cards-front") -> int:
+    """The page number preflight names for the first card sheet of ``role``, read from the manifest."""
+    return _first_card(json.loads(path.with_suffix(".json").read_text()), role)["number"]
+
+
 def test_preflight_finds_a_card_of_the_wrong_size(cephiro, pack_copy):
     def change(pdf, manifest):
         entry = _first_card(manifest)
         _rewrite(pdf.pages[entry["number"] - 1], b" cm /P0 Do", b" cm 1.002 0 0 1.002 0 0 cm /P0 Do")
     _break(pack_copy, change)
     out = _preflight(cephiro, pack_copy)
-    assert "page 2, card power/red-1 (copy 1, front): trim 63.13 × 88.18 mm, declared 63 × 88 mm" in out
+    page = _first_page(pack_copy)
+    assert f"page {page}, card power/red-1 (copy 1, front): trim 63.13 × 88.18 mm, declared 63 × 88 mm" in out
 
 
 def test_preflight_finds_a_back_off_its_mirror(cephiro, pack_copy):
@@ -159,7 +165,8 @@ def test_preflight_finds_a_back_off_its_mirror(cephiro, pack_copy):
         _rewrite(pdf.pages[entry["number"] - 1], b" cm /P0 Do", b" cm 1 0 0 1 2.835 0 cm /P0 Do")
     _break(pack_copy, change)
     out = _preflight(cephiro, pack_copy)
-    assert "page 3, card power/red-1 (copy 1, back): at (137.50" in out and "the long-edge mirror of its front is" \
+    page = _first_page(pack_copy, "cards-back")
+    assert f"page {page}, card power/red-1 (copy 1, back): at (137.50" in out and "the long-edge mirror of its front is" \
         in out
 
 
@@ -172,7 +179,8 @@ def test_preflight_finds_a_crop_mark_on_a_card(cephiro, pack_copy):
             else page.Contents + [stream]
     _break(pack_copy, change)
     out = _preflight(cephiro, pack_copy)
-    assert "page 2, card power/red-1 (copy 1, front): a crop mark enters its trim area" in out
+    page = _first_page(pack_copy)
+    assert f"page {page}, card power/red-1 (copy 1, front): a crop mark enters its trim area" in out
 
 
 def test_preflight_finds_a_font_that_is_not_embedded(cephiro, pack_copy):

@@ -55,6 +55,41 @@ def test_shop_zip_has_every_copy_at_the_shop_size(tmp_path_factory, game, shop, 
     assert set(left) == set(pieces) and all("print it from the pack" in r["note"] for r in left.values())
     assert {k: int(r["count"]) for k, r in left.items()} == pieces
     assert not [n for n in names if n.startswith("piece-")]
+    _check_rulebook(kit, archive.read("rulebook.pdf"))
+    (rulebook,) = [r for r in rows if r["kind"] == "rulebook"]
+    pages = _rulebook(kit)["count"]
+    assert rulebook["fronts"] == "rulebook.pdf" and rulebook["note"].startswith(f"{pages} pages of 148 × 210 mm")
+
+
+def _rulebook(kit) -> dict:
+    """The rulebook component of the pack an export takes, from the manifest the build wrote."""
+    return next(c for c in kit.largest_manifest()["components"] if c["kind"] == "rulebook")
+
+
+def _lowest_text(page) -> str:
+    """The text drawn lowest on a page: its folio."""
+    parts = []
+    page.extract_text(visitor_text=lambda text, cm, tm, *_: parts.append((tm[5] * cm[3] + cm[5], text.strip()))
+                      if text.strip() else None)
+    return min(parts)[1]
+
+
+def _check_rulebook(kit, data: bytes) -> None:
+    """An export's rulebook: the pack's own pages, one per PDF page at A5, in reading order, with bookmarks,
+    every font embedded."""
+    from pypdf import PdfReader
+    component = _rulebook(kit)
+    pdf = pikepdf.open(io.BytesIO(data))
+    assert len(pdf.pages) == component["count"]
+    assert {tuple(round(float(v) / PT_PER_IN * 25.4, 1) for v in p.mediabox[2:]) for p in pdf.pages} == {(148.0, 210.0)}
+    folios = [_lowest_text(page) for page in PdfReader(io.BytesIO(data)).pages]
+    assert folios == [str(n) for n in range(1, len(pdf.pages) + 1)]        # in reading order
+    with pdf.open_outline() as outline:
+        (title,) = outline.root                                   # the title, its chapters under it
+        assert len(title.children) >= 5 and title.destination[0] == pdf.pages[0].obj
+    for obj in pdf.objects:
+        if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor":
+            assert any(k in obj for k in ("/FontFile", "/FontFile2", "/FontFile3")), obj.get("/FontName")
 
 
 def test_reference_sheets_are_left_out_of_shop_orders_with_a_note(cephiro_built):
@@ -203,6 +238,9 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
             assert sheet["FaceURL"].startswith("https://example.org/kit/tts/")
     spots = {o["Transform"]["posX"] for o in decks}
     assert len(spots) == len(decks) and not spots & {o["Transform"]["posX"] for o in pieces}
+    (book,) = [o for o in objects if o["Name"] == "Custom_PDF"]        # the rules, on the table with the pack
+    assert book["CustomPDF"]["PDFUrl"] == "https://example.org/kit/tts/rulebook.pdf"
+    _check_rulebook(kit, (kit.folder / "tts-zh-Hans" / "rulebook.pdf").read_bytes())
 
 
 def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):

@@ -28,6 +28,7 @@ from generator.geometry import pt
 from generator.sheets.impose import Imposer
 from generator.source.project import Project
 from generator.export.raster import MM_PER_INCH, Frame, draw_pages, faces_pdf
+from generator.export.rulebook import pack_rulebook
 from generator.render.cards import CardRenderer
 from generator.source.words import count
 
@@ -117,11 +118,14 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     pieces, left_out = _pieces(assets, game, pack, shop, dpi)
     for piece, why in left_out:
         say(f"{game_id}: left out piece '{piece.id}' ({piece.name}): {why}")
+    rules = pack_rulebook(project, assets, game, renderer, pack)
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi{game.name_suffix}"
-    write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key]))
+    write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key],
+                                                rules))
     written = [project.display(base.with_suffix(".zip"))]
     say(f"wrote {written[0]} ({count(sum(len(i.names()) for i in items), 'card image')}, "
-        f"{count(sum(i.copies for i in items if i.side == 'face'), 'card')}, {count(len(pieces), 'piece image')})")
+        f"{count(sum(i.copies for i in items if i.side == 'face'), 'card')}, {count(len(pieces), 'piece image')}"
+        f"{_rulebook_said(rules)})")
     if shop == "dtc":
         target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}{game.name_suffix}.pdf"
         write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile))
@@ -191,7 +195,15 @@ def _piece_names(image, counts: dict) -> list[str]:
     return [f"piece-{piece.id}-{n}{suffix}.png" for n in range(first, first + each)]
 
 
-def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_out=(), counts=None) -> bytes:
+RULEBOOK_FILE = "rulebook.pdf"
+
+
+def _rulebook_said(rules) -> str:
+    return f", the rulebook ({count(rules.pages, 'page')})" if rules else ""
+
+
+def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_out=(), counts=None,
+         rules=None) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:   # PNGs are compressed already
         for item in items:
@@ -200,13 +212,15 @@ def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_o
         for image in pieces:
             for name in _piece_names(image, counts):
                 archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), image.png)
+        if rules is not None:
+            archive.writestr(zipfile.ZipInfo(RULEBOOK_FILE, ZIP_TIME), rules.pdf)
         info = zipfile.ZipInfo("counts.csv", ZIP_TIME)
         info.compress_type = zipfile.ZIP_DEFLATED
-        archive.writestr(info, _counts_csv(items, shop, dpi, pieces, left_out, counts or {}))
+        archive.writestr(info, _counts_csv(items, shop, dpi, pieces, left_out, counts or {}, rules))
     return buffer.getvalue()
 
 
-def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), counts=None) -> str:
+def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), counts=None, rules=None) -> str:
     """The order sheet: what to order of every image, and every piece the shop cannot print, with why."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -233,6 +247,11 @@ def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), 
                          " ".join(names), " ".join(_piece_names(back, counts)) if back else "", ""])
     for piece, why in left_out:
         writer.writerow(["piece", "pieces", piece.id, piece.name, counts.get(piece.id, 0), "", "", "", "", "", "", why])
+    if rules is not None:
+        w, h = rules.size_mm
+        writer.writerow(["rulebook", "", "rulebook", rules.title, 1, "", "", "", "", RULEBOOK_FILE, "",
+                         f"{rules.pages} pages of {w:g} × {h:g} mm in reading order: print double-sided, "
+                         "fold and staple as a booklet"])
     return out.getvalue()
 
 

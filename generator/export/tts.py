@@ -27,6 +27,7 @@ from generator.sheets.kit import check_game, faces_for, pick_pack
 from generator.source.game import Card, Deck
 from generator.source.project import Project
 from generator.export.raster import Frame, draw_pages, faces_pdf
+from generator.export.rulebook import pack_rulebook
 from generator.render.cards import CardRenderer
 from generator.source.words import count
 
@@ -84,11 +85,17 @@ def export_tts(project: Project, assets: Assets, game_id: str, players: int | No
     files, pieces = _pieces(project, assets, game, pack, folder, url)
     written += files
     objects += pieces
+    rules = pack_rulebook(project, assets, game, renderer, pack)
+    if rules is not None:
+        path = folder / RULEBOOK_FILE
+        write_atomic(path, rules.pdf)
+        written.append(project.display(path))
+        objects.append(_rulebook_object(rules, url(path)))
     target = folder / f"{game.id}.json"
     write_atomic(target, _dump(_save(_laid_out(objects))))
     written.append(project.display(target))
     say(f"wrote {project.display(target)} (the whole pack: {count(len(objects), 'object')}, "
-        f"{count(len(pieces), 'board and token', 'boards and tokens')})")
+        f"{count(len(pieces), 'board and token', 'boards and tokens')}{', the rulebook' if rules else ''})")
     return written
 
 
@@ -124,6 +131,17 @@ def _laid_out(objects: list[dict]) -> list[dict]:
             x += width + 0.5
         placed.append({**obj, "Transform": {**obj["Transform"], "posX": centre, "posY": height}})
     return placed
+
+
+RULEBOOK_FILE = "rulebook.pdf"
+
+
+def _rulebook_object(rules, url: str) -> dict:
+    """The rulebook as Tabletop Simulator's PDF object, open at its first page."""
+    transform = {"posX": 0, "posY": 1, "posZ": 0, "rotX": 0, "rotY": 180, "rotZ": 0,
+                 "scaleX": 1.0, "scaleY": 1.0, "scaleZ": 1.0}
+    return {"Name": "Custom_PDF", "Nickname": rules.title, "Description": "rulebook", "Transform": transform,
+            "CustomPDF": {"PDFUrl": url, "PDFPassword": "", "PDFPage": 0, "PDFPageOffset": 0}, "_width": 6.0}
 
 
 MM_PER_UNIT = 25.4          # Tabletop Simulator measures in inches

@@ -48,3 +48,28 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
                                 "duplex": "short" if spec.imposition == "booklet" else "long"}],
                 "pages": [{"number": n, **entry} for n, entry in enumerate(body.entries, 1)]}
     return buffer.getvalue(), manifest
+
+
+def reading_order(game, pages, title: str) -> bytes:
+    """The rulebook's pages one per PDF page, at their own size and in reading order, with nested
+    bookmarks: the file a print shop or a virtual table takes (they impose or page it themselves)."""
+    pdf = pikepdf.new()
+    pdf.add_pages_from(pages.pdf, outlines="ignore")       # the contents list's links keep their targets
+    tidy_fonts(pdf)
+    for page in pdf.pages:                                  # nothing to trim: the page is the product
+        page.obj.TrimBox = page.obj.BleedBox = page.mediabox
+    with pdf.open_outline() as tree:
+        stack = [(0, tree.root)]                          # (heading level, where its children go)
+        for level, label, number in pages.bookmarks:
+            item = pikepdf.OutlineItem(label, number)
+            while stack[-1][0] >= level:
+                stack.pop()
+            stack[-1][1].append(item)
+            stack.append((level, item.children))
+    pdf.docinfo = pdf.make_indirect(Dictionary(Title=f"{game.spec.title} · {title}", Producer=f"pnp {__version__}",
+                                               Creator="pnp"))
+    pdf.Root.PageMode = Name.UseOutlines
+    buffer = io.BytesIO()
+    pdf.save(buffer, deterministic_id=True, compress_streams=True,
+             object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    return buffer.getvalue()

@@ -2,6 +2,12 @@
 
 A test project copies cards/ and templates/ (so a test may break them) and links the
 large fonts/ and icons/ folders. Builds go to the test project's own build/.
+
+The shipped games come in two languages. A test about layout, caching or input does not need
+both, so a project made by make_project builds and exports only the games' source language
+(pnp() adds `--lang` to `build` and `export` unless the test gives one); the session builds of
+the shipped games (which the editions' tests read), projects made with every_language=True and
+calls with pnp(..., every_language=True) build every language, as `pnp build` does.
 """
 from __future__ import annotations
 
@@ -18,19 +24,38 @@ from generator.commands.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_project(target: Path, games: list[str] | None = None) -> Path:
+SOURCE_ONLY = {}                  # project folder -> the one language its builds and exports make
+EVERY_LANGUAGE_COMMANDS = ("build", "export")     # the commands that make every language by default
+
+
+def make_project(target: Path, games: list[str] | None = None, every_language: bool = False) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     (target / "cards").mkdir(exist_ok=True)
-    for game in games if games is not None else [p.name for p in (ROOT / "cards").iterdir() if p.is_dir()]:
+    games = games if games is not None else [p.name for p in (ROOT / "cards").iterdir() if p.is_dir()]
+    for game in games:
         shutil.copytree(ROOT / "cards" / game, target / "cards" / game)
     shutil.copytree(ROOT / "templates", target / "templates")
     for shared in ("fonts", "icons"):
         (target / shared).symlink_to(ROOT / shared)
+    sources = {_languages(target, game)[0] for game in games}
+    if not every_language and len(sources) == 1:
+        SOURCE_ONLY[target.resolve()] = sources.pop()
     return target
 
 
-def pnp(project: Path, *args: str):
-    """Run the CLI in-process; returns click's Result (exit_code, output, stderr)."""
+def _languages(project: Path, game: str) -> list[str]:
+    from generator.source.load import game_languages
+    from generator.source.project import Project
+    return game_languages(Project.at(project), game)
+
+
+def pnp(project: Path, *args: str, every_language: bool = False):
+    """Run the CLI in-process; returns click's Result (exit_code, output, stderr). In a project
+    that builds its source language only, `build` and `export` get `--lang` (see above) unless
+    this call asks for every language."""
+    language = None if every_language else SOURCE_ONLY.get(Path(project).resolve())
+    if language and args and args[0] in EVERY_LANGUAGE_COMMANDS and "--lang" not in args:
+        args = (*args, "--lang", language)
     return CliRunner().invoke(main, ["--project", str(project), *args], catch_exceptions=False)
 
 
@@ -48,11 +73,9 @@ class Built:
     """The packs of one game, built once per test session."""
 
     def __init__(self, project: Path, game: str):
-        from generator.source.load import game_languages
-        from generator.source.project import Project
         self.project, self.game = project, game
         self.folder = project / "build" / game
-        languages = game_languages(Project.at(project), game)
+        languages = _languages(project, game)
         self.suffix = f"-{languages[0]}" if len(languages) > 1 else ""   # the source edition's files
 
     def pdf(self, pack: int | str, paper: str) -> pikepdf.Pdf:
@@ -75,7 +98,7 @@ def _key(pack: int | str) -> str:
 
 def built_game(tmp_path_factory, game: str) -> Built:
     project = make_project(tmp_path_factory.mktemp(game), [game])
-    result = pnp(project, "build", game)
+    result = pnp(project, "build", game, every_language=True)       # the editions' tests read every language
     assert result.exit_code == 0, result.output
     return Built(project, game)
 

@@ -122,6 +122,45 @@ def test_an_embedded_icc_profile_is_converted_to_srgb(tmp_path):
     assert all(abs(a - b) <= 2 for a, b in zip(image.getpixel((image.width // 2, 10)), expected))
 
 
+def test_a_600_dpi_export_keeps_the_picture_finer_than_the_pack(tmp_path):
+    """The pack keeps a large photo at 450 dpi; a shop PDF at --dpi 600 takes it at 600."""
+    project = make(tmp_path / "project")
+    deck = project / PEOPLE
+    deck.write_text(deck.read_text().replace("portrait: art/smith.jpg", "portrait: art/photo.jpg"))
+    _photo(project / "cards/inputs/art/photo.jpg", 4000, 5600)
+    assert pnp(project, *ARGS).exit_code == 0
+    (packed,) = [i for i in images(pikepdf.open(project / "build/inputs/inputs-2p-a4.pdf")) if i.owner == "people/smith"]
+    assert 449 <= packed.dpi <= 451
+    for dpi, low, high in (("600", 590, 601), ("300", 440, 451)):     # the shop scales 63 mm to 2.5 in (+0.8 %)
+        result = pnp(project, "export", "inputs", "--shop", "dtc", "--dpi", dpi, "--players", "2")
+        assert result.exit_code == 0, result.output
+        shop = [i for i in images(pikepdf.open(project / "build/inputs/inputs-2p-dtc.pdf")) if i.owner == "people/smith"]
+        assert shop and all(low <= i.dpi <= high for i in shop), (dpi, [i.dpi for i in shop])
+
+
+@pytest.mark.skipif(not os.path.exists(A98), reason="needs an Adobe RGB profile (ghostscript's a98.icc)")
+def test_pdfx_keeps_a_pictures_own_icc_profile(tmp_path):
+    """The home PDF converts an Adobe RGB picture to sRGB; the PDF/X for a shop keeps its pixels and
+    tags them with the picture's own profile, for the shop's RIP to convert."""
+    project = make(tmp_path / "project")
+    profile = open(A98, "rb").read()
+    colour = (60, 160, 90)
+    Image.new("RGB", (950, 1300), colour).save(project / "cards/inputs/art/baker.png", icc_profile=profile)
+    result = pnp(project, "export", "inputs", "--shop", "dtc", "--pdfx", "--players", "2")
+    assert result.exit_code == 0, result.output
+    pdf = pikepdf.open(project / "build/inputs/inputs-2p-dtc-pdfx.pdf")
+    drawn = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
+             and o.get("/Width") == 950]
+    assert len(drawn) == 1
+    space = drawn[0].ColorSpace
+    assert space[0] == "/ICCBased" and space[1].read_bytes() == profile and int(space[1].N) == 3
+    image = pikepdf.PdfImage(drawn[0]).as_pil_image().convert("RGB")
+    assert image.getpixel((image.width // 2, 10)) == colour                     # its own values, unconverted
+    others = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
+              and o.get("/Width") != 950 and "/ColorSpace" in o and isinstance(o.ColorSpace, pikepdf.Array)]
+    assert not others                  # the pictures without a profile stay sRGB (the pages' /DefaultRGB)
+
+
 def test_a_picture_outside_cards_is_refused_at_its_card(tmp_path):
     project = make(tmp_path / "project")
     (project / "elsewhere.png").write_bytes((project / "cards/inputs/art/baker.png").read_bytes())

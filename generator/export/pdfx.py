@@ -5,6 +5,8 @@ What this adds to a finished PDF (ISO 15930-7):
     to, named by the profile's own description;
   - a /DefaultRGB colour space (sRGB) in every resource dictionary, so the RGB colours the
     renderers write are colour-managed rather than device colours;
+  - a card's picture that came with an ICC profile keeps its own colours (render/art.py) and is
+    tagged here with that profile (/ICCBased), so the shop's RIP converts it, not we;
   - XMP metadata naming the version (pdfxid:GTS_PDFXVersion = PDF/X-4), title, dates,
     document and version ids, Trapped = False (also in the Info dictionary);
   - PDF 1.6 at least. Every page already carries TrimBox and BleedBox, every font is embedded.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import datetime
 import glob
 import hashlib
+import io
 import os
 from importlib.resources import files
 from pathlib import Path
@@ -112,6 +115,55 @@ def make_pdfx(pdf: pikepdf.Pdf, title: str, profile_path: Path) -> None:
     metadata = pdf.make_stream(xmp.encode("utf-8"))
     metadata.Type, metadata.Subtype = Name.Metadata, Name.XML
     pdf.Root.Metadata = metadata
+
+
+def tag_pictures(pdf: pikepdf.Pdf, pictures: dict[Path, bytes]) -> None:
+    """Give each image drawn from one of `pictures` (prepared file -> its ICC profile) that profile
+    as its colour space. WeasyPrint writes images as device colours and names no file, so an image
+    is known by its content: a JPEG's bytes pass through unchanged, other images by their pixels."""
+    if not pictures:
+        return
+    wanted = {}
+    for path, icc in pictures.items():
+        wanted[_identity_of_file(path.read_bytes())] = icc
+    streams: dict[bytes, pikepdf.Object] = {}
+    images = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"]
+    for obj in images:
+        icc = wanted.get(_identity_of_image(obj))
+        if icc is None:
+            continue
+        if icc not in streams:                     # one profile object however many images use it
+            stream = pdf.make_stream(icc)
+            stream.N = ICC_CHANNELS.get(icc[16:20], 3)
+            streams[icc] = stream
+        obj.ColorSpace = Array([Name.ICCBased, streams[icc]])
+
+
+ICC_CHANNELS = {b"RGB ": 3, b"CMYK": 4, b"GRAY": 1}
+
+
+def _identity_of_file(data: bytes) -> tuple:
+    from PIL import Image
+    image = Image.open(io.BytesIO(data))
+    if image.format == "JPEG":
+        return ("jpeg", hashlib.sha256(data).hexdigest())
+    return _pixels(image)
+
+
+def _identity_of_image(obj: pikepdf.Stream) -> tuple | None:
+    try:
+        if obj.get("/Filter") == Name.DCTDecode:
+            return ("jpeg", hashlib.sha256(obj.read_raw_bytes()).hexdigest())
+        return _pixels(pikepdf.PdfImage(obj).as_pil_image())
+    except (pikepdf.PdfError, NotImplementedError, ValueError, OSError):
+        return None
+
+
+def _pixels(image) -> tuple:
+    """An image by its colour pixels (an alpha channel is a separate mask in a PDF)."""
+    image.load()
+    mode = {"RGBA": "RGB", "LA": "L"}.get(image.mode, image.mode)
+    return ("pixels", mode, image.size, hashlib.sha256(image.convert(mode).tobytes()).hexdigest())
 
 
 def _child(parent, key: str) -> Dictionary:

@@ -102,7 +102,7 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     game = check_game(project, assets, game_id, lang).game
     assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
-    renderer = CardRenderer(project, assets, game)
+    renderer = CardRenderer(project, assets, game, art_dpi=dpi)      # pictures as fine as the images need
     faces = faces_for(game, renderer, [pack])
     items, skipped = _items(game, pack, faces, shop, dpi)
     for deck, why in skipped:
@@ -128,7 +128,14 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
         f"{_rulebook_said(rules)})")
     if shop == "dtc":
         target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}{game.name_suffix}.pdf"
-        write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile))
+        pictures = {}
+        if profile is not None:        # PDF/X: each picture in its own colours, tagged with its own profile
+            renderer = CardRenderer(project, assets, game, art_dpi=dpi, keep_profiles=True)
+            faces = faces_for(game, renderer, [pack])
+            items, _ = _items(game, pack, faces, shop, dpi)
+            rendered = renderer.render([faces[(i.deck.id, i.card.id, i.side)] for i in items], jobs=jobs)
+            pictures = {project.root / url: icc for url, icc in renderer.art.profiles.items()}
+        write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile, pictures))
         written.append(project.display(target))
         say(f"wrote {written[-1]} (one card per page, each back after its front"
             f"{f'; PDF/X-4 for the printing condition of {profile.name}' if profile else ''})")
@@ -260,7 +267,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, profile=None) -> bytes:
+def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, profile=None, pictures=None) -> bytes:
     """One card per page at the product's size (trim + the shop's bleed), each back after
     its front, every copy; TrimBox and BleedBox on every page. The face sits on the page
     exactly as in its PNG (same scale, centred)."""
@@ -275,7 +282,8 @@ def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, 
                 _card_page(pdf, imposer, side, rendered, dpi)
     merge_fonts(pdf, assets)
     if profile is not None:
-        from generator.export.pdfx import make_pdfx
+        from generator.export.pdfx import make_pdfx, tag_pictures
+        tag_pictures(pdf, pictures or {})
         make_pdfx(pdf, f"{game.spec.title} — {SHOP_NAMES['dtc']}", profile)
     buffer = io.BytesIO()
     pdf.save(buffer, deterministic_id=True, compress_streams=True, min_version="1.6" if profile else "")

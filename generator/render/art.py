@@ -5,7 +5,8 @@ default the whole card with its bleed, or the trim, or any width × height in mm
 fills the box and crops what overhangs, around a focal point (`focus="50% 30%"`, as CSS's
 object-position), `fit="contain"` shows all of it inside the box. A raster picture is cropped
 to what shows, converted to sRGB (an embedded ICC profile is respected) and, when it has more
-than MAX_DPI pixels per inch at its printed size, scaled down to TARGET_DPI, so a 4000 px photo
+than MAX_DPI pixels per inch at its printed size, scaled down to TARGET_DPI (an export at a finer
+--dpi keeps up to that many), so a 4000 px photo
 on a poker card costs a few hundred KB, not 40 MB. The result is written once to
 build/.cache/art/, named by the hash of the source and of how it is used, with fixed encoder
 settings, so the same input gives the same bytes. Below MIN_DPI the face is noted as too coarse
@@ -42,8 +43,17 @@ class Coarse:
 
 
 class ArtPlacer:
-    def __init__(self, root: Path, game_folder: Path, cache: Path):
+    def __init__(self, root: Path, game_folder: Path, cache: Path, dpi: int | None = None,
+                 keep_profiles: bool = False):
+        """`dpi`: what the output needs, for an export finer than print (--dpi 600): a picture is kept
+        up to that and scaled down to it, rather than to TARGET_DPI. `keep_profiles` (PDF/X): a
+        picture with an ICC profile keeps its own colours and profile (`profiles` maps each such
+        prepared file to it, for export/pdfx.py to tag the image with), rather than turning sRGB."""
         self.root, self.game_folder, self.cache = root, game_folder, cache
+        self.keep_profiles = keep_profiles
+        self.profiles: dict[str, bytes] = {}      # prepared picture (its URL) -> the ICC profile it keeps
+        self.target = max(TARGET_DPI, dpi or 0)
+        self.ceiling = max(MAX_DPI, dpi or 0)
         self.coarse: list[Coarse] = []
         self.current = None           # the card being rendered (the engine's, not the template's copy)
         self._made: dict[tuple, tuple[str, float, tuple[int, int]]] = {}
@@ -81,7 +91,8 @@ class ArtPlacer:
     def _raster(self, path: Path, fit: str, fx: float, fy: float, w: float, h: float):
         data = path.read_bytes()
         reads.note(path, data)
-        key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h, _method())
+        key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h, self.target, self.ceiling, self.keep_profiles,
+               _method())
         if key not in self._made:
             self._made[key] = self._prepare(data, key)
         return self._made[key]
@@ -89,7 +100,7 @@ class ArtPlacer:
     def _prepare(self, data: bytes, key: tuple) -> tuple[str, float, tuple[int, int]]:
         """(URL of the prepared picture, its dpi as printed, the source pixels that show)."""
         from PIL import Image
-        _, fit, fx, fy, w, h, _ = key
+        _, fit, fx, fy, w, h, target, ceiling, keep, _ = key
         image = Image.open(io.BytesIO(data))
         image.load()
         mm_per_px = (max if fit == "cover" else min)(w / image.width, h / image.height)
@@ -99,22 +110,27 @@ class ArtPlacer:
             image = image.crop((x, y, x + vw, y + vh))
         dpi = 25.4 / mm_per_px
         shown = image.size
-        image = _srgb(image)
-        if dpi > MAX_DPI:
-            scale = TARGET_DPI / dpi
+        profile = image.info.get("icc_profile") if keep else None
+        image = _own_colours(image) if profile else _srgb(image)
+        if dpi > ceiling:
+            scale = target / dpi
             image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
                                  Image.Resampling.LANCZOS)
-        photo = image.mode == "RGB" and Image.open(io.BytesIO(data)).format in ("JPEG", "WEBP")
+        photo = image.mode in ("RGB", "CMYK") and Image.open(io.BytesIO(data)).format in ("JPEG", "WEBP")
         name = hashlib.sha256(repr(key).encode()).hexdigest()[:32] + (".jpg" if photo else ".png")
-        target = self.cache / name
-        if not target.is_file():
+        path = self.cache / name
+        if not path.is_file():
             out = io.BytesIO()
+            extra = {"icc_profile": profile} if profile else {}
             if photo:
-                image.save(out, "JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
+                image.save(out, "JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False, **extra)
             else:
-                image.save(out, "PNG", compress_level=6)
-            write_atomic(target, out.getvalue(), durable=False)
-        return target.relative_to(self.root).as_posix(), min(dpi, TARGET_DPI) if dpi > MAX_DPI else dpi, shown
+                image.save(out, "PNG", compress_level=6, **extra)
+            write_atomic(path, out.getvalue(), durable=False)
+        url = path.relative_to(self.root).as_posix()
+        if profile:
+            self.profiles[url] = profile
+        return url, min(dpi, target) if dpi > ceiling else dpi, shown
 
 
 @functools.cache
@@ -122,6 +138,14 @@ def _method() -> str:
     """This module and Pillow: a prepared picture made another way is another file."""
     from PIL import __version__ as pillow
     return hashlib.sha256(Path(__file__).read_bytes() + pillow.encode()).hexdigest()[:16]
+
+
+def _own_colours(image):
+    """The picture in its own colour space (RGB, CMYK or grey), for its ICC profile to describe."""
+    alpha = "A" in image.getbands()
+    if image.mode in ("RGB", "RGBA", "CMYK", "L") or (image.mode == "LA"):
+        return image
+    return image.convert("RGBA" if alpha else "RGB")
 
 
 def _srgb(image):

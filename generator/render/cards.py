@@ -88,13 +88,15 @@ INK_SAVER_CSS = "base/ink-saver.css"
 
 
 class CardRenderer:
-    def __init__(self, project: Project, assets: Assets, game: Game, ink_saver: bool = False):
+    def __init__(self, project: Project, assets: Assets, game: Game, ink_saver: bool = False,
+                 art_dpi: int | None = None, keep_profiles: bool = False):
         self.project, self.assets, self.game = project, assets, game
         self.ink_saver = ink_saver
         self.cache = FaceCache(project)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
-        self.art = ArtPlacer(project.root, game.folder, project.art_cache)
+        # an export's --dpi, and for PDF/X the pictures' own ICC profiles (render/art.py)
+        self.art = ArtPlacer(project.root, game.folder, project.art_cache, art_dpi, keep_profiles)
         self.env.globals["art"] = pass_context(lambda ctx, *args, **kwargs: self.art.place(ctx, *args, **kwargs))
         self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
         self.font_css = assets.font_face_css()

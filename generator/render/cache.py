@@ -44,6 +44,17 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def relative_name(root: Path, path: str | Path) -> str:
+    """A recorded input's name: relative to the project folder when inside it, so a project
+    moved or copied with its build/ checks its own files, not the ones it was copied from."""
+    resolved = Path(path)
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+
+
+def absolute_name(root: Path, name: str) -> Path:
+    return Path(name) if Path(name).is_absolute() else root / name
+
+
 class FileHashes:
     """Content hashes of project files, read once per run."""
 
@@ -66,10 +77,11 @@ class FileHashes:
 
 
 class FaceCache:
+    """Also the cache of drawn boards and pieces (render/pieces.py), in its own folder."""
     KEEP = 8        # input sets remembered per direct key (a card switched back and forth stays cached)
 
-    def __init__(self, project: Project):
-        self.root = project.build / ".cache" / "faces"
+    def __init__(self, project: Project, kind: str = "faces"):
+        self.root = project.build / ".cache" / kind
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.pdf"
@@ -94,13 +106,25 @@ class FaceCache:
     def get(self, direct: str, current) -> tuple[str, pikepdf.Pdf, dict[str, str]] | None:
         """(key, page PDF, inputs) of the entry whose recorded inputs all still have their hash
         (`current(path)` gives a file's hash now, None when it is gone), else None."""
+        hit = self.get_bytes(direct, current)
+        if hit is None:
+            return None
+        key, data, inputs = hit
+        try:
+            return key, pikepdf.open(io.BytesIO(data), attempt_recovery=False), inputs
+        except pikepdf.PdfError:
+            self.path(key).unlink(missing_ok=True)
+            return None
+
+    def get_bytes(self, direct: str, current) -> tuple[str, bytes, dict[str, str]] | None:
+        """Like get, with the entry's bytes (checked against their recorded hash) unopened."""
         for entry in self.entries(direct):
             if all(current(name) == sha for name, sha in entry["inputs"].items()):
-                pdf = self._read(entry["key"], entry["sha256"])
-                return (entry["key"], pdf, entry["inputs"]) if pdf is not None else None
+                data = self._read(entry["key"], entry["sha256"])
+                return (entry["key"], data, entry["inputs"]) if data is not None else None
         return None
 
-    def _read(self, key: str, sha: str) -> pikepdf.Pdf | None:
+    def _read(self, key: str, sha: str) -> bytes | None:
         path = self.path(key)
         if path.is_dir():                              # not ours to print: gone, and rendered again
             shutil.rmtree(path, ignore_errors=True)
@@ -112,11 +136,7 @@ class FaceCache:
         if hashlib.sha256(data).hexdigest() != sha:    # cut off, edited, or another face's PDF
             path.unlink(missing_ok=True)
             return None
-        try:
-            return pikepdf.open(io.BytesIO(data), attempt_recovery=False)
-        except pikepdf.PdfError:
-            path.unlink(missing_ok=True)
-            return None
+        return data
 
     def put(self, direct: str, inputs: dict[str, str], data: bytes) -> str:
         """Store a rendered face with what it read; return its key."""

@@ -23,7 +23,7 @@ from generator.source.assets import Assets, describe_char
 from generator.source.context import card_data, game_context, plain
 from generator.check.expr import LimitError, guarded
 from generator.render.art import ArtPlacer
-from generator.render.cache import FaceCache, FileHashes, engine_fingerprint
+from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
 from generator.source import reads
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
@@ -314,14 +314,10 @@ class CardRenderer:
         return [{self._relative(p): sha for p, sha in sorted(inputs.items())} for inputs in read]
 
     def _relative(self, path: str) -> str:
-        """A recorded input's name: relative to the project folder when inside it, so a project
-        moved or copied with its build/ checks its own files, not the ones it was copied from."""
-        resolved = Path(path)
-        root = self.project.root
-        return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+        return relative_name(self.project.root, path)
 
     def _absolute(self, name: str) -> Path:
-        return Path(name) if Path(name).is_absolute() else self.project.root / name
+        return absolute_name(self.project.root, name)
 
     def _note(self, inputs: dict[str, str]) -> None:
         for name, sha in inputs.items():

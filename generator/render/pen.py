@@ -7,6 +7,7 @@ is an error (reportlab would silently print nothing).
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
+from generator.source import reads
 from generator.source.assets import Assets, describe_char
 from generator.geometry import PT
 
@@ -161,11 +163,14 @@ class Pen:
         self.c.restoreState()
 
     def _icon_form(self, path) -> tuple[str, float]:
-        drawing = _drawings.get(path)
+        data = Path(path).read_bytes()
+        reads.note(path, data)          # a cached board is redrawn when an icon it places changes
+        key = (str(path), hashlib.sha256(data).digest())
+        drawing = _drawings.get(key)
         if drawing is None:
             from svglib.svglib import svg2rlg
             logging.getLogger("svglib").setLevel(logging.ERROR)
-            drawing = _drawings[path] = svg2rlg(str(path))
+            drawing = _drawings[key] = svg2rlg(io.BytesIO(data))
         extent = max(drawing.width, drawing.height)
         name = self._form_name(path)
         defined = self.c.__dict__.setdefault("_pnp_icons", set())

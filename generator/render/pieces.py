@@ -23,6 +23,7 @@ from generator.source.game import Game
 from generator.geometry import PT
 from generator.geometry import TILE_OVERLAP, PieceSheet, Rect
 from generator.render.pen import GlyphError, Pen, register_fonts
+from generator.render.piece_cache import PieceCache
 from generator.source.schema import PieceSpec, PlayerColour
 from generator.source.yamlsrc import line_at
 
@@ -55,9 +56,14 @@ class PieceDrawer:
         self.file = f"cards/{game.id}/{game.spec.pieces}"
         self._pieces: dict[str, dict] = {}
         self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
+        self.cache = PieceCache(assets, game, ink_saver)
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
-        """All sheets as one PDF, a page each (sized to the sheet)."""
+        """All sheets as one PDF, a page each (sized to the sheet); from the cache when nothing
+        that decides them changed (render/piece_cache.py)."""
+        return self.cache.draw(sheets, pack, context, lambda: self._draw_sheets(sheets, pack, context))
+
+    def _draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         buffer = io.BytesIO()
         canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=self.assets.fonts[0].name)
         for sheet in sheets:

@@ -1,0 +1,103 @@
+"""Boards and pieces are cached like faces: a rebuild draws again exactly the drawings whose inputs
+changed (an icon file they place, the piece's own spec), and the cached pack equals a cold one."""
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pytest
+
+from generator.render.pieces import PieceDrawer
+from generator.sheets.kit import build_game
+from generator.source.assets import Assets
+from generator.source.project import Project, isolate_fonts
+from tests.conftest import ROOT, make_project
+
+GAME = "cephiro-pillar"
+PIECES = f"cards/{GAME}/pieces.yaml"
+PACK = f"build/{GAME}/{GAME}-2p-a4-zh-Hans.pdf"
+FLAG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36"><rect x="4" y="4" width="28" height="28" fill="{}"/></svg>'
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """cephiro with its own icons/ folder (a copy, and one icon of its own that only the host marker
+    places), and a record of each drawing really drawn: the pieces on its sheets."""
+    project = make_project(tmp_path / "project", [GAME])
+    (project / "icons").unlink()
+    shutil.copytree(ROOT / "icons", project / "icons")
+    (project / "icons/own").mkdir()
+    (project / "icons/own/flag.svg").write_text(FLAG.format("#c03030"))
+    pieces = project / PIECES
+    text = pieces.read_text(encoding="utf-8")
+    marker = "      - {type: icon, x: 8, y: 3.5, size: 10, icon: ⭐}"
+    assert text.count(marker) == 1
+    pieces.write_text(text.replace(marker, "      - {type: icon, x: 8, y: 3.5, size: 10, icon: own/flag.svg}"),
+                      encoding="utf-8")
+    DRAWN.clear()
+    original = PieceDrawer._draw_sheets
+
+    def spy(self, sheets, pack, context):
+        DRAWN.append({p.item.piece.id for s in sheets for p in s.placements})
+        return original(self, sheets, pack, context)
+
+    monkeypatch.setattr(PieceDrawer, "_draw_sheets", spy)
+    return project
+
+
+DRAWN: list[set[str]] = []          # the pieces on each drawing really drawn, in order
+
+
+def _build(project) -> list[set[str]]:
+    """Build the 2-player A4 pack in the source language; the drawings drawn now (not from the cache)."""
+    DRAWN.clear()
+    proj = Project.at(project)
+    isolate_fonts(proj)
+    build_game(proj, Assets(proj), GAME, [2], ["a4"], say=lambda _: None, lang="zh-Hans")
+    return list(DRAWN)
+
+
+def _digest(project) -> str:
+    return hashlib.sha256((project / PACK).read_bytes()).hexdigest()
+
+
+def test_a_change_redraws_exactly_the_drawings_that_read_it(project):
+    cold = _build(project)
+    assert cold and any("host-marker" in d for d in cold) and any("record-board" in d for d in cold)
+    assert _build(project) == []                                  # nothing changed: nothing drawn
+
+    # an icon file only the host marker places: exactly the drawings with the host marker on them
+    (project / "icons/own/flag.svg").write_text(FLAG.format("#3030c0"))
+    redrawn = _build(project)
+    assert sorted(map(sorted, redrawn)) == sorted(sorted(d) for d in cold if "host-marker" in d)
+
+    # one piece's own spec: exactly the drawings of that piece
+    pieces = project / PIECES
+    text = pieces.read_text(encoding="utf-8")
+    old = "text: 每场后顺时针传递}"
+    assert text.count(old) == 1
+    pieces.write_text(text.replace("size: 4.6, colour: \"#d9c98f\", " + old, "size: 4.4, colour: \"#d9c98f\", " + old),
+                      encoding="utf-8")
+    assert pieces.read_text(encoding="utf-8") != text
+    redrawn = _build(project)
+    assert sorted(map(sorted, redrawn)) == sorted(sorted(d) for d in cold if "host-marker" in d)
+    assert _build(project) == []
+
+
+def test_a_pack_from_cached_drawings_equals_a_cold_one(project):
+    _build(project)
+    (project / "icons/own/flag.svg").write_text(FLAG.format("#30a030"))
+    assert _build(project)                                        # partly cached, partly drawn
+    cached = _digest(project)
+    for kind in ("pieces", "faces", "rulebook"):
+        for path in sorted((project / "build/.cache" / kind).rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+    assert _build(project)
+    assert _digest(project) == cached
+
+
+def test_a_damaged_drawing_in_the_cache_is_drawn_again(project):
+    cold = _build(project)
+    for entry in (project / "build/.cache/pieces").rglob("*.pdf"):
+        entry.write_bytes(entry.read_bytes()[:200])               # cut off: its hash no longer matches
+    assert sorted(map(sorted, _build(project))) == sorted(map(sorted, cold))

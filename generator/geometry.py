@@ -140,6 +140,78 @@ def _grid(paper, trim, bleed, cols, rows, landscape) -> CardGrid:
     return CardGrid(paper, (pw, ph), cols, rows, tuple(slots), (ox, oy), (gx, gy))
 
 
+# --- cards of several sizes on one sheet ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Strip:
+    """`count` cards of one size, in rows across the sheet."""
+    trim: tuple[float, float]
+    bleed: float
+    count: int
+
+
+@dataclass(frozen=True)
+class StripGrid:
+    """Cards of several sizes on one sheet, in horizontal strips of one size each, so a guillotine
+    cuts it: across the sheet between two strips first, then each strip like a grid. Between two
+    strips lie both strips' bleed and room for both strips' crop marks."""
+    paper: str
+    page: tuple[float, float]
+    slots: tuple[Slot, ...]
+    strips: tuple[tuple[int, int, float, float, float], ...]  # first slot, count, outer bleed x, above, below
+
+    @property
+    def per_sheet(self) -> int:
+        return len(self.slots)
+
+    def marks(self, used: int) -> tuple[Mark, ...]:
+        marks = []
+        for first, count, ox, above, below in self.strips:
+            slots = list(self.slots[first:min(first + count, used)])
+            if slots:
+                marks += _crop_marks(self.page[0], self.page[1], slots, ox, above, below)
+        return tuple(marks)
+
+
+def strip_grid(paper: str, page: tuple[float, float], strips: list[Strip]) -> StripGrid | None:
+    """The strips stacked top to bottom and centred, each as many cards a row as fit; None when
+    they do not fit on the page with MIN_MARGIN all round."""
+    pw, ph = page
+    blocks = []
+    for strip in strips:
+        w, h = strip.trim
+        fit = int((pw - 2 * MIN_MARGIN) // w)
+        if fit < 1 or strip.count < 1:
+            return None
+        cols = min(fit, strip.count)
+        rows = -(-strip.count // cols)
+        gy = 2 * strip.bleed if 2 * strip.bleed >= MIN_GUTTER else 0.0
+        blocks.append((strip, cols, rows, gy, rows * h + (rows - 1) * gy))
+    gaps = [a.bleed + b.bleed + 2 * MARK_GAP + MAX_MARK for a, b in zip(strips, strips[1:])]
+    spare = ph - sum(b[4] for b in blocks) - sum(gaps)
+    if spare < 2 * MIN_MARGIN:
+        return None
+    y, slots, info = spare / 2, [], []
+    for index, (strip, cols, rows, gy, height) in enumerate(blocks):
+        w, h = strip.trim
+        try:
+            gx, mx, ix, ox = _axis(pw, cols, w, strip.bleed)
+        except ValueError:
+            return None
+        edge = max(0.0, min(strip.bleed, spare / 2 - MARK_GAP - MIN_MARK))    # as a grid's, at the paper
+        above = edge if index == 0 else strip.bleed
+        below = edge if index == len(blocks) - 1 else strip.bleed
+        first = len(slots)
+        for n in range(strip.count):
+            r, c = divmod(n, cols)
+            rect = Rect(mx + c * (w + gx), y + r * (h + gy), w, h)
+            slots.append(Slot(r, c, rect, rect.grown(ox if c == 0 else ix, above if r == 0 else gy / 2,
+                                                     ox if c == cols - 1 else ix, below if r == rows - 1 else gy / 2)))
+        info.append((first, strip.count, ox, above, below))
+        y += height + (gaps[index] if index < len(gaps) else 0.0)
+    return StripGrid(paper, page, tuple(slots), tuple(info))
+
+
 FOLD_CLEAR = 5.0        # mm between a gutter-fold sheet's fold line and the nearest bleed
 
 
@@ -206,8 +278,11 @@ def fold_grid(paper: str, trim: tuple[float, float], bleed: float,
     return best
 
 
-def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -> list[Mark]:
-    """Marks on every cut line, in the margins, stopping MARK_GAP short of the bleed."""
+def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float,
+                oy_bottom: float | None = None) -> list[Mark]:
+    """Marks on every cut line, in the margins, stopping MARK_GAP short of the bleed (`oy` above
+    the cards, `oy_bottom` below them when it differs)."""
+    oy_bottom = oy if oy_bottom is None else oy_bottom
     left = min(s.trim.x for s in slots)
     right = max(s.trim.x + s.trim.w for s in slots)
     top = min(s.trim.y for s in slots)
@@ -218,7 +293,7 @@ def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float) -
     for x in xs:
         end = top - oy - MARK_GAP
         marks.append(Mark(x, max(0.5, end - MAX_MARK), x, end))
-        start = bottom + oy + MARK_GAP
+        start = bottom + oy_bottom + MARK_GAP
         marks.append(Mark(x, start, x, min(ph - 0.5, start + MAX_MARK)))
     for y in ys:
         end = left - ox - MARK_GAP

@@ -238,9 +238,9 @@ def test_every_card_size_preset_lays_out_and_passes_preflight(tmp_path, paper):
     shutil.copytree(ROOT / "tests/fixtures/sizes", project)
     for shared in ("fonts", "icons"):
         (project / shared).symlink_to(ROOT / shared)
-    result = pnp(project, "build", "sizes", "--paper", paper)
+    result = pnp(project, "build", "sizes", "--paper", paper, "--sheets", "per-deck")     # each size on its own grid
     assert result.exit_code == 0, result.output
-    manifest = json.loads((project / f"build/sizes/sizes-1p-{paper}.json").read_text())
+    manifest = json.loads((project / f"build/sizes/sizes-1p-{paper}-per-deck.json").read_text())
     for name, (w, h) in list(CARD_SIZES.items()) + [("custom", (80, 50))]:
         component = next(c for c in manifest["components"] if c["id"] == name)
         assert component["trim_mm"] == [w, h]

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
+import shutil
+from collections import Counter, defaultdict
 
 import pikepdf
 
-from tests.conftest import make_project, pnp
+from generator.geometry import Rect, back_placement
+from tests.conftest import ROOT, make_project, pnp
 from tests.pdfcheck import card_pages
 
 
@@ -64,3 +66,39 @@ def test_gutterfold_sheets_are_shared_without_mixing_sizes_or_stock(tmp_path):
             labels = [p.label for p in placed]
             assert labels[1::2] == [f"{s['component']} back" for s in entry["slots"] if s["side"] == "back"]
     assert mixed >= 1
+
+
+def test_decks_of_other_sizes_share_a_sheet_in_strips_a_trimmer_cuts(tmp_path):
+    """The fixture's eight decks of eight card sizes (10 cards each, one stock): a deck's last sheet takes
+    the next deck's cards in strips below its own. Read back from the PDF: every size on a sheet keeps to a
+    band of its own, a cut across the sheet between two bands touches no card nor its bleed, and every back
+    lies behind its own front."""
+    project = tmp_path / "sizes"
+    shutil.copytree(ROOT / "tests/fixtures/sizes", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    _build(project, "sizes", "--paper", "a4")
+    _build(project, "sizes", "--paper", "a4", "--sheets", "per-deck")
+    folder = project / "build/sizes"
+    shared = json.loads((folder / "sizes-1p-a4.json").read_text())
+    alone = json.loads((folder / "sizes-1p-a4-per-deck.json").read_text())
+    assert _cards(shared) == _cards(alone)
+    assert len(_fronts(shared)) < len(_fronts(alone))
+    pdf = pikepdf.open(folder / shared["file"])
+    by_number = {e["number"]: e for e in shared["pages"]}
+    mixed = 0
+    for entry, placed, _ in card_pages(pdf, shared, roles=("cards-front",)):
+        bands = defaultdict(list)                       # card size -> the bleed boxes of its cards
+        for slot, item in zip(entry["slots"], placed):
+            assert [round(v, 2) for v in item.trim.as_list()] == [round(v, 2) for v in slot["trim"]]
+            bands[(round(item.trim.w, 1), round(item.trim.h, 1))].append(item.clip)
+        mixed += len(bands) > 1
+        spans = sorted((min(c.y for c in clips), max(c.y + c.h for c in clips)) for clips in bands.values())
+        for (_, bottom), (top, _) in zip(spans, spans[1:]):
+            assert bottom < top, entry["number"]                 # a clear cut line between two strips
+    assert mixed >= 3
+    for entry, placed, _ in card_pages(pdf, shared, roles=("cards-back",)):
+        front = by_number[entry["front_page"]]
+        for slot, back in zip(front["slots"], placed):          # a long-edge flip of a portrait or landscape sheet
+            expected, _ = back_placement(Rect(*slot["trim"]), tuple(front["size"]), "long")
+            assert all(abs(a - b) < 0.01 for a, b in zip(back.trim.as_list(), expected.as_list()))

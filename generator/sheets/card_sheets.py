@@ -1,10 +1,13 @@
 """A pack's decks as sheets: card fronts on a grid with crop marks, backs mirrored for duplex,
-or gutter-fold sheets with fronts and backs side by side."""
+or gutter-fold sheets with fronts and backs side by side. With shared sheets a deck's last sheet
+takes the next deck's cards: the same size on the same grid, another size in strips below."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from generator.errors import PnpError, Problem
-from generator.geometry import (MIN_MARGIN, PAPERS, CardGrid, FoldGrid, Mark, area_grid, back_placement, card_grid,
-                                fold_grid)
+from generator.geometry import (MIN_MARGIN, PAPERS, CardGrid, FoldGrid, Mark, Strip, StripGrid, area_grid,
+                                back_placement, card_grid, fold_grid, strip_grid)
 from generator.sheets import cutters
 from generator.render.cards import Rendered
 from generator.sheets.impose import Imposer
@@ -12,6 +15,18 @@ from generator.sheets.sections import Body, Section, back_run, chunks, run_for
 from generator.source.game import Card, Game
 from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
+
+
+@dataclass
+class PlannedSheet:
+    """One card sheet before it is imposed: where its slots are and which copies fill them."""
+    grid: CardGrid | StripGrid | FoldGrid
+    chunk: list                       # (section, card, copy) per slot, in slot order
+    run: str
+    two_sided: bool
+    number: int                       # the sheet's number in its first deck group
+    strips: list = field(default_factory=list)     # its cards as geometry.Strip, one per card size
+    fold: bool = False
 
 
 class CardSheets:
@@ -47,36 +62,74 @@ class CardSheets:
         deck = self.game.decks[section.id]
         return (tuple(deck.trim), deck.bleed, deck.spec.stock, section.two_sided)
 
-    def impose(self, imposer: Imposer, body: Body, group: list[Section], paper: str) -> list:
-        """Add the sheets of a group of decks, each sheet filled before the next starts; returns the
-        back sheets still to add (at the end, with --duplex none)."""
-        first = self.game.decks[group[0].id]
-        items = [(section, card, copy) for section in group for card, copy in section.items]
-        two_sided = group[0].two_sided
-        where = (first.file, None)
-        if two_sided and self.options.duplex == "gutterfold":
-            grid = fold_grid(paper, first.trim, first.bleed, where=where)
-            for sheet_no, chunk in enumerate(chunks(items, grid.per_sheet), 1):
-                body.add({**self._fold_sheet(imposer, grid, chunk), **_owners(chunk), "sheet": sheet_no},
-                         *_sections(chunk), run=group[0].run)
-            return []
-        grid = self._grid(paper, first, where)
+    def impose(self, imposer: Imposer, body: Body, groups: list[list[Section]], paper: str) -> list:
+        """Add the sheets of the groups of one run, each sheet filled before the next starts; returns
+        the back sheets still to add (at the end, with --duplex none)."""
         deferred = []
-        for sheet_no, chunk in enumerate(chunks(items, grid.per_sheet), 1):
-            entry = self._card_sheet(imposer, grid, chunk, "face")
-            front = body.add({**entry, **_owners(chunk), "sheet": sheet_no}, *_sections(chunk), run=group[0].run)
-            if not two_sided:
+        for sheet in self._plan(groups, paper):
+            if sheet.fold:
+                body.add({**self._fold_sheet(imposer, sheet.grid, sheet.chunk), **_owners(sheet.chunk),
+                          "sheet": sheet.number}, *_sections(sheet.chunk), run=sheet.run)
+                continue
+            entry = self._card_sheet(imposer, sheet.grid, sheet.chunk, "face")
+            front = body.add({**entry, **_owners(sheet.chunk), "sheet": sheet.number}, *_sections(sheet.chunk),
+                             run=sheet.run)
+            if not sheet.two_sided:
                 continue
 
-            def make_back(chunk=chunk, front=front, sheet_no=sheet_no):
-                entry = self._card_sheet(imposer, grid, chunk, "back")
-                body.add({**entry, **_owners(chunk), "sheet": sheet_no, "front_page": front}, *_sections(chunk),
-                         run=back_run(self.options.duplex))
+            def make_back(sheet=sheet, front=front):
+                entry = self._card_sheet(imposer, sheet.grid, sheet.chunk, "back")
+                body.add({**entry, **_owners(sheet.chunk), "sheet": sheet.number, "front_page": front},
+                         *_sections(sheet.chunk), run=back_run(self.options.duplex))
             if self.options.duplex == "none":
                 deferred.append(make_back)
             else:
                 make_back()
         return deferred
+
+    def _plan(self, groups: list[list[Section]], paper: str) -> list["PlannedSheet"]:
+        """Every sheet of the groups, in order. With shared sheets a group's last sheet, when it has
+        room, takes the next group's cards (another card size, the same stock and sidedness) in strips
+        below its own (geometry.strip_grid), so a trimmer still cuts it."""
+        planned: list[PlannedSheet] = []
+        for group in groups:
+            first = self.game.decks[group[0].id]
+            items = [(section, card, copy) for section in group for card, copy in section.items]
+            two_sided, run, where = group[0].two_sided, group[0].run, (first.file, None)
+            if two_sided and self.options.duplex == "gutterfold":
+                grid = fold_grid(paper, first.trim, first.bleed, where=where)
+                planned += [PlannedSheet(grid, chunk, run, two_sided, n, [], fold=True)
+                            for n, chunk in enumerate(chunks(items, grid.per_sheet), 1)]
+                continue
+            grid = self._grid(paper, first, where)
+            if planned and self._can_join(planned[-1], group):
+                items = items[self._join(planned, first, items):]
+            for n, chunk in enumerate(chunks(items, grid.per_sheet), 1):
+                planned.append(PlannedSheet(grid, chunk, run, two_sided, n,
+                                            [Strip(first.trim, first.bleed, len(chunk))]))
+        return planned
+
+    def _can_join(self, last: "PlannedSheet", group: list[Section]) -> bool:
+        if self.options.sheets != "shared" or self.options.cutter or last.fold:
+            return False
+        theirs = self.game.decks[last.chunk[0][0].id]
+        ours = self.game.decks[group[0].id]
+        return (last.run, last.two_sided, theirs.spec.stock) == (group[0].run, group[0].two_sided, ours.spec.stock)
+
+    def _join(self, planned: list["PlannedSheet"], deck, items) -> int:
+        """Put as many rows of `items` as fit below the last sheet's strips; how many cards it took."""
+        last = planned[-1]
+        fit = max(1, int((last.grid.page[0] - 2 * MIN_MARGIN) // deck.trim[0]))
+        cols = min(fit, len(items))
+        for rows in range(-(-len(items) // cols), 0, -1):
+            taken = min(len(items), rows * cols)
+            strips = last.strips + [Strip(deck.trim, deck.bleed, taken)]
+            grid = strip_grid(last.grid.paper, last.grid.page, strips)
+            if grid is not None:
+                planned[-1] = PlannedSheet(grid, last.chunk + items[:taken], last.run, last.two_sided, last.number,
+                                           strips)
+                return taken
+        return 0
 
     def _grid(self, paper: str, deck, where) -> CardGrid:
         if not self.options.cutter:

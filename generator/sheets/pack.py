@@ -102,8 +102,7 @@ class PackBuilder:
             for section in (s for s in sections if s.run == run and s.kind == "rulebook"):
                 self._impose_rules(body, section, paper)
             decks = [s for s in sections if s.run == run and s.kind == "deck"]
-            for group in self.cards.groups(decks):
-                deferred += self.cards.impose(imposer, body, group, paper)
+            deferred += self.cards.impose(imposer, body, self.cards.groups(decks), paper)
             pieces = [s for s in sections if s.run == run and s.kind == "piece"]
             if pieces:
                 deferred += self.pieces.draw(body, pieces, paper, pack)

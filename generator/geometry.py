@@ -357,8 +357,9 @@ def scaled_alone(item, size: tuple[float, float], paper: str) -> PieceSheet:
 
 
 def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], paper: str,
-                page_size: tuple[float, float] | None = None) -> list[PieceSheet]:
-    """Shelf-pack pieces (item, (w, h), own_page, gap) onto sheets in order.
+                page_size: tuple[float, float] | None = None, area: Rect | None = None) -> list[PieceSheet]:
+    """Shelf-pack pieces (item, (w, h), own_page, gap) onto sheets in order, inside MIN_MARGIN of
+    the page or inside `area` (a cutting machine's, on a `page_size` page).
 
     A piece too large for any sheet is printed alone, reduced to fit (the note on the
     page says by how much)."""
@@ -368,18 +369,18 @@ def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], pa
     for item, (w, h), own_page, gap in items:
         page = page_size or orientation_for((w, h), paper)
         pw, ph = page
-        usable_w = pw - 2 * MIN_MARGIN
+        region = area or Rect(MIN_MARGIN, MIN_MARGIN, pw - 2 * MIN_MARGIN, ph - 2 * MIN_MARGIN)
         new_sheet = current is None or own_page or current.page != page
         if not new_sheet:
-            if cursor_x + w > MIN_MARGIN + usable_w + 1e-6:      # next shelf
+            if cursor_x + w > region.x + region.w + 1e-6:      # next shelf
                 shelf_y += shelf_h + max(gap, shelf_gap)
-                cursor_x, shelf_h = MIN_MARGIN, 0.0
-            if shelf_y + h > ph - MIN_MARGIN + 1e-6:
+                cursor_x, shelf_h = region.x, 0.0
+            if shelf_y + h > region.y + region.h + 1e-6:
                 new_sheet = True
         if new_sheet:
             current = PieceSheet(page, [])
             sheets.append(current)
-            shelf_y, shelf_h, cursor_x, shelf_gap = MIN_MARGIN, 0.0, MIN_MARGIN, 0.0
+            shelf_y, shelf_h, cursor_x, shelf_gap = region.y, 0.0, region.x, 0.0
         current.placements.append(Placement(item, Rect(cursor_x, shelf_y, w, h)))
         cursor_x += w + gap
         shelf_h, shelf_gap = max(shelf_h, h), max(shelf_gap, gap)
@@ -387,20 +388,21 @@ def pack_pieces(items: list[tuple[object, tuple[float, float], bool, float]], pa
             current = None
     for sheet in sheets:
         if all(p.scale == 1.0 for p in sheet.placements):
-            _centre(sheet)
+            _centre(sheet, area)
     return sheets
 
 
-def _centre(sheet: PieceSheet) -> None:
-    """Centre the packed block on the page so both margins are equal."""
+def _centre(sheet: PieceSheet, area: Rect | None = None) -> None:
+    """Centre the packed block on the page (or in `area`) so both margins are equal."""
     if not sheet.placements:
         return
     left = min(p.rect.x for p in sheet.placements)
     right = max(p.rect.x + p.rect.w for p in sheet.placements)
     top = min(p.rect.y for p in sheet.placements)
     bottom = max(p.rect.y + p.rect.h for p in sheet.placements)
-    dx = (sheet.page[0] - (right - left)) / 2 - left
-    dy = (sheet.page[1] - (bottom - top)) / 2 - top
+    x0, y0, w, h = (area.x, area.y, area.w, area.h) if area else (0.0, 0.0, *sheet.page)
+    dx = x0 + (w - (right - left)) / 2 - left
+    dy = y0 + (h - (bottom - top)) / 2 - top
     sheet.placements = [Placement(p.item, Rect(p.rect.x + dx, p.rect.y + dy, p.rect.w, p.rect.h), p.rotation)
                         for p in sheet.placements]
 

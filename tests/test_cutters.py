@@ -54,7 +54,7 @@ def _inside(inner: Rect, outer: Rect) -> bool:
 def _check_pack(folder, name: str, radius: float) -> int:
     manifest = json.loads((folder / f"{name}.json").read_text())
     pdf = pikepdf.open(folder / f"{name}.pdf")
-    sheets = [e for e in manifest["pages"] if "registration" in e]
+    sheets = [e for e in manifest["pages"] if "registration" in e and "slots" in e]
     assert sheets, "no cutter sheet"
     for entry in sheets:
         boxes: list[Rect] = []
@@ -95,6 +95,61 @@ def _check_pack(folder, name: str, radius: float) -> int:
             assert abs(min(ys) - (ph - cut.y - cut.h)) <= TOL and abs(max(ys) - (ph - cut.y)) <= TOL
             assert poly.closed and (any(abs(b) > 0 for *_, b in poly.get_points("xyb")) == (radius > 0))
     return len(sheets)
+
+
+def _svg_circles(text: str) -> list[tuple[float, float, float]]:
+    cut = text.split('<g id="cut"')[1]
+    return [tuple(float(v) for v in m.groups())
+            for m in re.finditer(r'<circle cx="([-\d.]+)" cy="([-\d.]+)" r="([\d.]+)"', cut)]
+
+
+def _check_piece_sheets(folder, name: str) -> int:
+    """Tokens and small boards on cutter sheets: each piece inside the cutting area at its own size,
+    one cut path per piece in the SVG and the DXF (a circle for a round one), the sheet's marks printed."""
+    manifest = json.loads((folder / f"{name}.json").read_text())
+    pdf = pikepdf.open(folder / f"{name}.pdf")
+    pieces = {c["id"]: c for c in manifest["components"] if c["kind"] == "piece"}
+    sheets = [e for e in manifest["pages"] if "registration" in e and "pieces" in e]
+    for entry in sheets:
+        boxes: list[Rect] = []
+        _, segments = walk(pdf.pages[entry["number"] - 1], boxes)
+        area, ph = Rect(*entry["cut_area"]), entry["size"][1]
+        svg = (folder / f"{name}-cut" / f"page-{entry['number']:02d}.svg").read_text()
+        rects, circles = _svg_cuts(svg), _svg_circles(svg)
+        assert len(rects) + len(circles) == len(entry["pieces"])
+        round_ = [p for p in entry["pieces"] if pieces[p["piece"]]["shape"] == "circle"]
+        square = [p for p in entry["pieces"] if pieces[p["piece"]]["shape"] != "circle"]
+        for placed, (cut, rx) in zip(square, rects):
+            trim = Rect(*placed["trim"])
+            assert _close(cut, trim) and rx == 0 and _inside(trim, area)
+            assert [round(v, 2) for v in (trim.w, trim.h)] == [round(v, 2) for v in pieces[placed["piece"]]["size_mm"]]
+        for placed, (cx, cy, r) in zip(round_, circles):
+            x, y, w, h = placed["trim"]
+            assert abs(cx - (x + w / 2)) <= TOL and abs(cy - (y + h / 2)) <= TOL and abs(r - min(w, h) / 2) <= TOL
+            assert _inside(Rect(x, y, w, h), area)
+        lines, mark_boxes = _svg_marks(svg)
+        printed = [(s.x1, s.y1, s.x2, s.y2) for s in segments]
+        assert lines and all(any(all(abs(a - b) <= TOL for a, b in zip(line, p)) for p in printed) for line in lines)
+        assert all(any(_close(a, b) for b in boxes) for a in mark_boxes)
+        doc = ezdxf.read(io.StringIO((folder / f"{name}-cut" / f"page-{entry['number']:02d}.dxf").read_text()))
+        dxf_circles = [e for e in doc.modelspace() if e.dxftype() == "CIRCLE" and e.dxf.layer == "CUT"]
+        assert [(round(c.dxf.center.x, 2), round(ph - c.dxf.center.y, 2), round(c.dxf.radius, 2)) for c in dxf_circles] \
+            == [(round(cx, 2), round(cy, 2), round(r, 2)) for cx, cy, r in circles]
+    return len(sheets)
+
+
+def test_tokens_go_on_cutter_sheets_with_their_outlines_to_cut(cephiro_cutters):
+    project = cephiro_cutters
+    _build(project, "cephiro-pillar", "--players", "2", "--paper", "a4", "--cutter", "silhouette")
+    name = "cephiro-pillar-2p-a4-silhouette-zh-Hans"
+    assert _check_piece_sheets(project / "build/cephiro-pillar", name) >= 1
+    manifest = json.loads((project / f"build/cephiro-pillar/{name}.json").read_text())
+    cut = {p["piece"] for e in manifest["pages"] if "cuts" in e for p in e["pieces"]}
+    area = Rect(*next(e for e in manifest["pages"] if "cuts" in e)["cut_area"])
+    for c in (c for c in manifest["components"] if c["kind"] == "piece"):
+        w, h = c["size_mm"]
+        assert (c["id"] in cut) == (w <= area.w and h <= area.h), c["id"]   # what fits the machine goes on it
+    assert {"host-marker", "mana-token"} <= cut
 
 
 @pytest.fixture(scope="module")

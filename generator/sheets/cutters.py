@@ -1,5 +1,6 @@
 """Print-then-cut machines: where each one's registration marks go, the area it can cut, and the
-cut file (SVG and DXF) that follows every card's trim — rounded where the deck has corners.
+cut file (SVG and DXF) that follows every card's trim — rounded where the deck has corners — and
+every board's and token's outline (a circle for a round token) on the pieces' cutter sheets.
 
 Figures are data (CUTTERS below); docs/printing.md says where each is published and which could
 not be confirmed. Everything is in millimetres from the page's top-left, the frame of the PDF page
@@ -105,7 +106,8 @@ def _f(v: float) -> str:
 
 
 def svg(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list[Shape]) -> bytes:
-    """One sheet's cut file: the registration marks (to align with) and one closed path per trim."""
+    """One sheet's cut file: the registration marks (to align with) and one closed path per trim
+    (a radius of None: the circle inside the trim, a round token)."""
     w, h = page
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(w)}mm" height="{_f(h)}mm" '
@@ -120,6 +122,10 @@ def svg(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list
     lines.append('</g>')
     lines.append('<g id="cut" fill="none" stroke="#ff0000" stroke-width="0.1">')
     for rect, radius in trims:
+        if radius is None:
+            lines.append(f'<circle cx="{_f(rect.x + rect.w / 2)}" cy="{_f(rect.y + rect.h / 2)}" '
+                         f'r="{_f(min(rect.w, rect.h) / 2)}"/>')
+            continue
         r = min(radius, rect.w / 2, rect.h / 2)
         corner = f' rx="{_f(r)}" ry="{_f(r)}"' if r > 0 else ""
         lines.append(f'<rect x="{_f(rect.x)}" y="{_f(rect.y)}" width="{_f(rect.w)}" height="{_f(rect.h)}"{corner}/>')
@@ -152,6 +158,10 @@ def _dxf(ezdxf, page, trims, shapes) -> bytes:
     msp = doc.modelspace()
     h = page[1]
     for rect, radius in trims:
+        if radius is None:
+            msp.add_circle((rect.x + rect.w / 2, h - rect.y - rect.h / 2), min(rect.w, rect.h) / 2,
+                           dxfattribs={"layer": "CUT"})
+            continue
         msp.add_lwpolyline(_outline(rect, radius, h), format="xyb", close=True, dxfattribs={"layer": "CUT"})
     for s in shapes:
         if s.kind == "box":
@@ -193,7 +203,10 @@ def cut_files(manifest: dict) -> dict[str, bytes]:
     files = {}
     for entry in _cutter_pages(manifest):
         page = tuple(entry["size"])
-        trims = [(Rect(*slot["trim"]), radius[slot["component"]]) for slot in entry["slots"]]
+        if "cuts" in entry:              # a sheet of boards and tokens: each piece's outline
+            trims = [(Rect(*c["trim"]), None if c["shape"] == "circle" else 0.0) for c in entry["cuts"]]
+        else:
+            trims = [(Rect(*slot["trim"]), radius[slot["component"]]) for slot in entry["slots"]]
         shapes = [Shape(kind, *values) for kind, *values in entry["registration"]]
         name = f"page-{entry['number']:02d}"
         files[f"{name}.svg"] = svg(page, trims, shapes)

@@ -93,4 +93,5 @@ def _component(game: Game, section: Section, offset: int) -> dict:
     else:
         piece = game.pieces[section.id]
         item["size_mm"] = [piece.size.width, piece.size.height]
+        item["shape"] = piece.shape
     return item

@@ -11,6 +11,7 @@ import pikepdf
 from generator.check.validate import context as expression_context
 from generator.geometry import (FOLD_CLEAR, MIN_MARGIN, PAPERS, Placement, PieceSheet, back_placement, fits_sheet,
                                 pack_pieces, pt, scaled_alone, tiles)
+from generator.sheets import cutters
 from generator.sheets.sections import Body, Section, back_run, run_for
 from generator.source.assets import Assets
 from generator.source.game import Game
@@ -72,9 +73,14 @@ class PieceSheets:
 
     def _sheets(self, sections: list[Section], paper: str) -> list[PieceSheet]:
         """Sheets for the run's pieces: packed together; one larger than a sheet is tiled
-        (or, with --fit, reduced onto one sheet)."""
+        (or, with --fit, reduced onto one sheet). With --cutter, the pieces that fit the machine's
+        cut area come first, packed inside it, on sheets with its registration marks."""
+        copies = [c for s in sections for c in s.items]
         sheets, batch = [], []
-        for copy in (c for s in sections for c in s.items):
+        if self.options.cutter:
+            machine, copies = self._for_the_cutter(copies, paper)
+            sheets += machine
+        for copy in copies:
             if fits_sheet(copy.size, paper):
                 batch.append((copy, copy.size, copy.piece.own_page, copy.piece.gap))
                 continue
@@ -85,6 +91,18 @@ class PieceSheets:
             else:
                 sheets += [PieceSheet(t.page, [Placement(copy, t.at, tile=t)]) for t in tiles(copy.size, paper)]
         return sheets + pack_pieces(batch, paper)
+
+    def _for_the_cutter(self, copies: list, paper: str) -> tuple[list[PieceSheet], list]:
+        """(cutter sheets of the copies that fit its cut area, the copies left to print as usual)."""
+        cutter = cutters.CUTTERS[self.options.cutter]
+        page = PAPERS[paper]
+        area = cutters.cut_area(cutter, page)
+        fits = [c.size[0] <= area.w and c.size[1] <= area.h for c in copies]
+        items = [(c, c.size, c.piece.own_page, c.piece.gap) for c, ok in zip(copies, fits) if ok]
+        sheets = pack_pieces(items, paper, page_size=page, area=area)
+        for sheet in sheets:
+            sheet.cutter = cutter
+        return sheets, [c for c, ok in zip(copies, fits) if not ok]
 
     def _add_page(self, body: Body, sheet: PieceSheet, page, by_id, front_page=None) -> int:
         body.pdf.pages.append(page)
@@ -103,8 +121,22 @@ class PieceSheets:
             entry["front_page"] = front_page if front_page is not None else len(body.entries)
         if getattr(sheet, "fold_x", None):
             entry["fold_x"] = round(sheet.fold_x, 3)
+        cutter = getattr(sheet, "cutter", None)
+        if cutter is not None:
+            entry.update(self._registration(body, cutter, sheet))
         run = back_run(self.options.duplex) if role == "board-back" else owners[0].run
         return body.add(entry, *owners, run=run)
+
+    def _registration(self, body: Body, cutter, sheet: PieceSheet) -> dict:
+        """A cutter sheet's marks on the page just added, and what its cut file needs: each piece's
+        outline (a circle for a round token)."""
+        shapes = cutters.registration(cutter, sheet.page)
+        page = body.pdf.pages[-1]
+        page.contents_add(pikepdf.Stream(body.pdf, b"q\n"), prepend=True)      # the drawing's state, closed
+        page.contents_add(pikepdf.Stream(body.pdf, b"\nQ\n" + cutters.pdf_ops(shapes, sheet.page[1]).encode()))
+        cuts = [{"trim": p.rect.as_list(), "shape": p.item.piece.shape} for p in sheet.placements]
+        return {"cutter": cutter.id, "cut_area": cutters.cut_area(cutter, sheet.page).as_list(),
+                "registration": [s.as_list() for s in shapes], "cuts": cuts}
 
     def _back_sheet(self, sheet: PieceSheet) -> PieceSheet:
         placements = []

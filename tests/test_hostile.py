@@ -409,3 +409,21 @@ def test_a_games_info_page_sees_data_not_paths(market):
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.output.splitlines()[-1] == ("templates/night-market/info.html:1: info page: template failed: "
                                               "'dict object' has no attribute 'path'")
+
+
+def test_a_named_icon_in_a_linked_icons_folder_is_drawn(tmp_path):
+    """icons/ may be a link to a shared folder (as fonts/ may): a template's icon named by its file
+    there is found and drawn, as an emoji's is, rather than failing on the link's real path."""
+    project = tmp_path / "bench"
+    for part in ("cards", "templates"):
+        shutil.copytree(ROOT / "bench" / part, project / part)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / "bench" / shared)
+    result = pnp(project, "build", "deck450", "--only", "c001")
+    assert result.exit_code == 0, result.output
+    from PIL import Image
+    proof = Image.open(next((project / "build/deck450/cards").glob("*.png"))).convert("RGB")
+    data = proof.tobytes()
+    gold = sum(1 for i in range(0, len(data), 3)
+               if abs(data[i] - 0xf4) < 20 and abs(data[i + 1] - 0xc4) < 20 and abs(data[i + 2] - 0x30) < 30)
+    assert gold > 50                                      # the icon's yellow disc, drawn on the card

@@ -4,10 +4,10 @@ The picture (PNG, JPEG, WebP or SVG, a path relative to the game folder) fills a
 default the whole card with its bleed, or the trim, or any width × height in mm; `fit="cover"`
 fills the box and crops what overhangs, around a focal point (`focus="50% 30%"`, as CSS's
 object-position), `fit="contain"` shows all of it inside the box. A raster picture is cropped
-to what shows, converted to sRGB (an embedded ICC profile is respected) and, when it has more
-than MAX_DPI pixels per inch at its printed size, scaled down to TARGET_DPI (an export at a finer
---dpi keeps up to that many), so a 4000 px photo
-on a poker card costs a few hundred KB, not 40 MB. The result is written once to
+to what shows, converted to sRGB (an embedded ICC profile is respected; a PDF/X keeps it) and,
+when it has more than MAX_DPI pixels per inch at its printed size, scaled down to TARGET_DPI (an
+export at a finer --dpi keeps up to that many), so a 4000 px photo on a poker card costs a few
+hundred KB, not 40 MB. The result is written once to
 build/.cache/art/, named by the hash of the source and of how it is used, with fixed encoder
 settings, so the same input gives the same bytes. Below MIN_DPI the face is noted as too coarse
 to print; the build stops on it unless it is a --draft.
@@ -142,10 +142,9 @@ def _method() -> str:
 
 def _own_colours(image):
     """The picture in its own colour space (RGB, CMYK or grey), for its ICC profile to describe."""
-    alpha = "A" in image.getbands()
-    if image.mode in ("RGB", "RGBA", "CMYK", "L") or (image.mode == "LA"):
+    if image.mode in ("RGB", "RGBA", "CMYK", "L", "LA"):
         return image
-    return image.convert("RGBA" if alpha else "RGB")
+    return image.convert("RGBA" if "A" in image.getbands() else "RGB")
 
 
 def _srgb(image):

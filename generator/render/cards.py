@@ -99,6 +99,7 @@ class CardRenderer:
         self.art = ArtPlacer(project.root, game.folder, project.art_cache, art_dpi, keep_profiles)
         self.env.globals["art"] = pass_context(lambda ctx, *args, **kwargs: self.art.place(ctx, *args, **kwargs))
         self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
+        self._sheet_names: dict[str, list[str]] = {}
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}
 
@@ -127,12 +128,20 @@ class CardRenderer:
         digest = hashlib.sha256()
         parts = [engine_fingerprint(), face.template, face.html, repr((face.deck.trim, face.deck.bleed, face.deck.safe)),
                  self.font_css]
-        parts += [self.project.display(self.project.template(name)) for name in self.stylesheets(face.deck)]
+        parts += self._stylesheet_names(face.deck)
         parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in self._fonts_used(face.html)]
         for part in parts:
             digest.update(part.encode("utf-8"))
             digest.update(b"\0")
         return digest.hexdigest()[:40]
+
+    def _stylesheet_names(self, deck: Deck) -> list[str]:
+        """Where a deck's stylesheets are found (the project's templates/ or the engine's), looked
+        up once per deck in a run: every face of the deck has the same."""
+        if deck.id not in self._sheet_names:
+            self._sheet_names[deck.id] = [self.project.display(self.project.template(name))
+                                          for name in self.stylesheets(deck)]
+        return self._sheet_names[deck.id]
 
     def _fonts_used(self, html: str):
         """The font files whose family draws some character of this face."""

@@ -113,8 +113,8 @@ class Assets:
         """The SVG for an emoji, or for a file name under icons/ ending in .svg."""
         if emoji.endswith(".svg"):
             if emoji not in self._named:
-                path = (self.project.icons / emoji).resolve()
-                inside = path.is_relative_to(self.project.icons.resolve())
+                path = self.project.icons / emoji      # as named: icons/ itself may be a link (like the emoji's)
+                inside = path.resolve().is_relative_to(self.project.icons.resolve())
                 self._named[emoji] = path if inside and path.is_file() else None
             return self._named[emoji]
         return self._icons.get(_strip(emoji))
@@ -129,13 +129,16 @@ class Assets:
         if path not in self._checked:
             size = path.stat().st_size
             if size > MAX_ICON_BYTES:
-                raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {size // 1024:,} KB; "
+                raise ValueError(f"icons/{self._icon_name(path)}: {size // 1024:,} KB; "
                                  f"an icon may be at most {MAX_ICON_BYTES // 1024} KB")
             problem = svg_problem(path.read_bytes())
             if problem:
-                raise ValueError(f"icons/{path.relative_to(self.project.icons.resolve()).as_posix()}: {problem}")
+                raise ValueError(f"icons/{self._icon_name(path)}: {problem}")
             self._checked.add(path)
         return path
+
+    def _icon_name(self, path: Path) -> str:
+        return path.resolve().relative_to(self.project.icons.resolve()).as_posix()
 
     def icon_url(self, emoji: str) -> str:
         """The icon's URL relative to the project folder (the renderer's base URL), so no

@@ -142,6 +142,9 @@ def _grid(paper, trim, bleed, cols, rows, landscape) -> CardGrid:
 
 # --- cards of several sizes on one sheet ----------------------------------------------------
 
+STRIP_SPLIT = 1.0        # mm between the crop marks of two strips, where the cut across goes
+
+
 @dataclass(frozen=True)
 class Strip:
     """`count` cards of one size, in rows across the sheet."""
@@ -159,17 +162,31 @@ class StripGrid:
     page: tuple[float, float]
     slots: tuple[Slot, ...]
     strips: tuple[tuple[int, int, float, float, float], ...]  # first slot, count, outer bleed x, above, below
+    across: tuple[float, ...] = ()          # y of the cut between two strips, the first cut to make
 
     @property
     def per_sheet(self) -> int:
         return len(self.slots)
 
+    @property
+    def outer_bleed(self) -> tuple[float, float]:
+        """The bleed every strip can keep at its outer edges (see open_bleeds)."""
+        return min(s[2] for s in self.strips), min(min(s[3], s[4]) for s in self.strips)
+
     def marks(self, used: int) -> tuple[Mark, ...]:
-        marks = []
-        for first, count, ox, above, below in self.strips:
+        """Each strip's own crop marks, those between two strips in its half of the gap (so each
+        keeps its marks after the cut across), and a mark in both margins for that cut."""
+        marks, last = [], len(self.strips) - 1
+        for index, (first, count, ox, above, below) in enumerate(self.strips):
             slots = list(self.slots[first:min(first + count, used)])
             if slots:
-                marks += _crop_marks(self.page[0], self.page[1], slots, ox, above, below)
+                reach = (MAX_MARK if index == 0 else MIN_MARK, MAX_MARK if index == last else MIN_MARK)
+                marks += _crop_marks(self.page[0], self.page[1], slots, ox, above, below, reach)
+        used_slots = self.slots[:used]
+        left = min(s.bleed.x for s in used_slots) - MARK_GAP
+        right = max(s.bleed.x + s.bleed.w for s in used_slots) + MARK_GAP
+        for y in self.across:
+            marks += [Mark(max(0.5, left - MAX_MARK), y, left, y), Mark(right, y, min(self.page[0] - 0.5, right + MAX_MARK), y)]
         return tuple(marks)
 
 
@@ -187,11 +204,16 @@ def strip_grid(paper: str, page: tuple[float, float], strips: list[Strip]) -> St
         rows = -(-strip.count // cols)
         gy = 2 * strip.bleed if 2 * strip.bleed >= MIN_GUTTER else 0.0
         blocks.append((strip, cols, rows, gy, rows * h + (rows - 1) * gy))
-    gaps = [a.bleed + b.bleed + 2 * MARK_GAP + MAX_MARK for a, b in zip(strips, strips[1:])]
+    # between two strips: both bleeds, and each strip's crop marks in its own half
+    gaps = [a.bleed + b.bleed + 2 * (MARK_GAP + MIN_MARK) + STRIP_SPLIT for a, b in zip(strips, strips[1:])]
     spare = ph - sum(b[4] for b in blocks) - sum(gaps)
-    if spare < 2 * MIN_MARGIN:
+    # a shared sheet is never worse than a fresh one: its first and last strip keep their full
+    # bleed and a crop mark at the paper's edge, as well as the printer's margin
+    room = max(MIN_MARGIN, strips[0].bleed + MARK_GAP + MIN_MARK) + max(MIN_MARGIN, strips[-1].bleed + MARK_GAP
+                                                                          + MIN_MARK)
+    if spare < room:
         return None
-    y, slots, info = spare / 2, [], []
+    y, slots, info, across = spare / 2, [], [], []
     for index, (strip, cols, rows, gy, height) in enumerate(blocks):
         w, h = strip.trim
         try:
@@ -208,8 +230,10 @@ def strip_grid(paper: str, page: tuple[float, float], strips: list[Strip]) -> St
             slots.append(Slot(r, c, rect, rect.grown(ox if c == 0 else ix, above if r == 0 else gy / 2,
                                                      ox if c == cols - 1 else ix, below if r == rows - 1 else gy / 2)))
         info.append((first, strip.count, ox, above, below))
+        if index < len(gaps):
+            across.append(y + height + gaps[index] / 2)
         y += height + (gaps[index] if index < len(gaps) else 0.0)
-    return StripGrid(paper, page, tuple(slots), tuple(info))
+    return StripGrid(paper, page, tuple(slots), tuple(info), tuple(across))
 
 
 FOLD_CLEAR = 5.0        # mm between a gutter-fold sheet's fold line and the nearest bleed
@@ -278,10 +302,37 @@ def fold_grid(paper: str, trim: tuple[float, float], bleed: float,
     return best
 
 
+def open_bleeds(slots: list[Slot], reach: tuple[float, float]) -> list[Slot]:
+    """The used slots of a sheet, each side that no used card borders given `reach` (x, y) of bleed:
+    cards butted on a full grid share 0 mm between them, and one beside an empty slot would print
+    no bleed there at all. `reach` is the bleed the grid keeps at its outer edges, so the crop marks
+    (outside the used block) stay clear of it."""
+    def borders(a: Slot, b: Slot, side: str) -> bool:
+        ta, tb, near = a.trim, b.trim, min(a.trim.w, a.trim.h)
+        if side in ("left", "right"):
+            overlap = tb.y < ta.y + ta.h - 0.01 and ta.y < tb.y + tb.h - 0.01
+            gap = ta.x - (tb.x + tb.w) if side == "left" else tb.x - (ta.x + ta.w)
+        else:
+            overlap = tb.x < ta.x + ta.w - 0.01 and ta.x < tb.x + tb.w - 0.01
+            gap = ta.y - (tb.y + tb.h) if side == "top" else tb.y - (ta.y + ta.h)
+        return overlap and -0.01 <= gap < near
+
+    opened = []
+    for slot in slots:
+        t, b = slot.trim, slot.bleed
+        sides = {"left": t.x - b.x, "top": t.y - b.y, "right": b.x + b.w - t.x - t.w, "bottom": b.y + b.h - t.y - t.h}
+        for side in sides:
+            if not any(other is not slot and borders(slot, other, side) for other in slots):
+                sides[side] = max(sides[side], reach[0] if side in ("left", "right") else reach[1])
+        opened.append(Slot(slot.row, slot.col, t, t.grown(sides["left"], sides["top"], sides["right"], sides["bottom"])))
+    return opened
+
+
 def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float,
-                oy_bottom: float | None = None) -> list[Mark]:
+                oy_bottom: float | None = None, reach: tuple[float, float] = (MAX_MARK, MAX_MARK)) -> list[Mark]:
     """Marks on every cut line, in the margins, stopping MARK_GAP short of the bleed (`oy` above
-    the cards, `oy_bottom` below them when it differs)."""
+    the cards, `oy_bottom` below them when it differs; `reach`: how long the marks above and below
+    may be, shorter between two strips)."""
     oy_bottom = oy if oy_bottom is None else oy_bottom
     left = min(s.trim.x for s in slots)
     right = max(s.trim.x + s.trim.w for s in slots)
@@ -292,9 +343,9 @@ def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float,
     marks = []
     for x in xs:
         end = top - oy - MARK_GAP
-        marks.append(Mark(x, max(0.5, end - MAX_MARK), x, end))
+        marks.append(Mark(x, max(0.5, end - reach[0]), x, end))
         start = bottom + oy_bottom + MARK_GAP
-        marks.append(Mark(x, start, x, min(ph - 0.5, start + MAX_MARK)))
+        marks.append(Mark(x, start, x, min(ph - 0.5, start + reach[1])))
     for y in ys:
         end = left - ox - MARK_GAP
         marks.append(Mark(max(0.5, end - MAX_MARK), y, end, y))

@@ -87,7 +87,7 @@ def test_decks_of_other_sizes_share_a_sheet_in_strips_a_trimmer_cuts(tmp_path):
     pdf = pikepdf.open(folder / shared["file"])
     by_number = {e["number"]: e for e in shared["pages"]}
     mixed = 0
-    for entry, placed, _ in card_pages(pdf, shared, roles=("cards-front",)):
+    for entry, placed, marks in card_pages(pdf, shared, roles=("cards-front",)):
         bands = defaultdict(list)                       # card size -> the bleed boxes of its cards
         for slot, item in zip(entry["slots"], placed):
             assert [round(v, 2) for v in item.trim.as_list()] == [round(v, 2) for v in slot["trim"]]
@@ -96,9 +96,57 @@ def test_decks_of_other_sizes_share_a_sheet_in_strips_a_trimmer_cuts(tmp_path):
         spans = sorted((min(c.y for c in clips), max(c.y + c.h for c in clips)) for clips in bands.values())
         for (_, bottom), (top, _) in zip(spans, spans[1:]):
             assert bottom < top, entry["number"]                 # a clear cut line between two strips
-    assert mixed >= 3
+            middle = (bottom + top) / 2
+            # the cut across is marked in the margins, and no strip's crop mark reaches past it
+            assert any(abs(m.y1 - middle) < 0.01 and abs(m.y2 - middle) < 0.01 for m in marks), entry["number"]
+            for m in marks:
+                if m.x1 == m.x2 and bottom < max(m.y1, m.y2) and min(m.y1, m.y2) < top:
+                    assert max(m.y1, m.y2) < middle or min(m.y1, m.y2) > middle, (entry["number"], m)
+    assert mixed >= 2
+    for manifest in (shared, alone):
+        _no_card_without_bleed(pikepdf.open(folder / manifest["file"]), manifest)
     for entry, placed, _ in card_pages(pdf, shared, roles=("cards-back",)):
         front = by_number[entry["front_page"]]
         for slot, back in zip(front["slots"], placed):          # a long-edge flip of a portrait or landscape sheet
             expected, _ = back_placement(Rect(*slot["trim"]), tuple(front["size"]), "long")
             assert all(abs(a - b) < 0.01 for a, b in zip(back.trim.as_list(), expected.as_list()))
+
+
+def _no_card_without_bleed(pdf, manifest) -> None:
+    """Read from the PDF: a card side that no other card borders prints as much bleed as the sheet keeps
+    at the paper's edge (cards butted on a full grid share the cut line; one beside an empty slot must
+    not stop at it)."""
+    checked = 0
+    for entry, placed, _ in card_pages(pdf, manifest, roles=("cards-front", "cards-back")):
+        sides = [(item, side, bleed) for item in placed for side, bleed in _bleeds(item)
+                 if not any(_borders(item.trim, other.trim, side) for other in placed if other is not item)]
+        edge = {axis: min([b for i, s, b in sides if s in names and _outermost(i, s, placed)] or [0.0])
+                for axis, names in (("x", ("left", "right")), ("y", ("top", "bottom")))}
+        for item, side, bleed in sides:
+            floor = edge["x" if side in ("left", "right") else "y"]
+            checked += 1
+            assert bleed >= min(floor, 3.0) - 0.01, (entry["number"], item.label, side, round(bleed, 2), floor)
+    assert checked
+
+
+def _bleeds(item):
+    t, c = item.trim, item.clip
+    return (("left", t.x - c.x), ("right", c.x + c.w - t.x - t.w), ("top", t.y - c.y),
+            ("bottom", c.y + c.h - t.y - t.h))
+
+
+def _outermost(item, side, placed) -> bool:
+    """The card reaches the sheet's edge of cards on this side (its bleed faces the paper's margin)."""
+    edge = {"left": lambda p: p.trim.x, "top": lambda p: p.trim.y,
+            "right": lambda p: -(p.trim.x + p.trim.w), "bottom": lambda p: -(p.trim.y + p.trim.h)}[side]
+    return abs(edge(item) - min(edge(p) for p in placed)) < 0.01
+
+
+def _borders(a, b, side) -> bool:
+    if side in ("left", "right"):
+        overlap = b.y < a.y + a.h - 0.01 and a.y < b.y + b.h - 0.01
+        gap = a.x - (b.x + b.w) if side == "left" else b.x - (a.x + a.w)
+    else:
+        overlap = b.x < a.x + a.w - 0.01 and a.x < b.x + b.w - 0.01
+        gap = a.y - (b.y + b.h) if side == "top" else b.y - (a.y + a.h)
+    return overlap and -0.01 <= gap < min(a.w, a.h)       # a neighbour: they share the gutter between them

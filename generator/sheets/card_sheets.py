@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from generator.errors import PnpError, Problem
 from generator.geometry import (MIN_MARGIN, PAPERS, CardGrid, FoldGrid, Mark, Strip, StripGrid, area_grid,
-                                back_placement, card_grid, fold_grid, strip_grid)
+                                back_placement, card_grid, fold_grid, open_bleeds, strip_grid)
 from generator.sheets import cutters
 from generator.render.cards import Rendered
 from generator.sheets.impose import Imposer
@@ -161,7 +161,8 @@ class CardSheets:
     def _card_sheet(self, imposer: Imposer, grid: CardGrid, chunk: list[tuple[Section, Card, int]], side: str) -> dict:
         page = imposer.new_page(grid.page)
         placements, slots, rotations = [], [], []
-        for slot, (section, card, copy) in zip(grid.slots, chunk):
+        used = open_bleeds(list(grid.slots[:len(chunk)]), grid.outer_bleed)     # full bleed beside an empty slot
+        for slot, (section, card, copy) in zip(used, chunk):
             deck = self.game.decks[section.id]
             trim, clip, rotation = slot.trim, slot.bleed, 0
             if side == "back":

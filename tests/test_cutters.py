@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
 
 import ezdxf
 import pikepdf
@@ -150,6 +151,10 @@ def test_tokens_go_on_cutter_sheets_with_their_outlines_to_cut(cephiro_cutters):
         w, h = c["size_mm"]
         assert (c["id"] in cut) == (w <= area.w and h <= area.h), c["id"]   # what fits the machine goes on it
     assert {"host-marker", "mana-token"} <= cut
+    # page 1 tells the machine's way to cut, not the crop marks' (a cutter sheet has none)
+    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(project / f"build/cephiro-pillar/{name}.pdf"), "-"],
+                           capture_output=True, text=True, check=True).stdout.replace("\n", "")
+    assert "定位标记" in first and "配件页" in first and "页边的短黑线" not in first
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 from generator.commands import cli
 from generator.commands.cli import main
+from generator.source.assets import Assets
+from generator.source.project import Project
 from generator.source.words import count
 from tests.conftest import ROOT, make_project, pnp
 from tests.pdfcheck import page_text
@@ -261,6 +263,19 @@ def test_assets_add_an_emoji_from_the_registry(demo, monkeypatch, tmp_path):
     again = pnp(demo, "assets", "add", "🦩")
     assert again.output == "nothing to add: every character of '🦩' is in the bundled fonts or icons\n"
     assert len(asked) == 1
+
+
+def test_assets_add_fetches_the_icon_of_a_pictograph_a_font_prints(demo, monkeypatch, tmp_path):
+    """☀ prints from a bundled font, so text needs nothing; a board's icon element draws an SVG, so
+    `assets add ☀️` still fetches it (it once said "nothing to add", and the board then failed)."""
+    from generator.commands import assets
+    assert not Assets(Project.at(demo)).missing("☀") and Assets(Project.at(demo)).icon("☀️") is None
+    _tgz(tmp_path / "tw.tgz", {"2600.svg": FLAMINGO})
+    monkeypatch.setattr(assets, "fetch", lambda url: (tmp_path / "tw.tgz").read_bytes())
+    result = pnp(demo, "assets", "add", "☀️")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "wrote icons/twemoji/2600.svg: ☀ (Twemoji 15.0.0, CC-BY 4.0)"
+    assert Assets(Project.at(demo)).icon("☀️") is not None
 
 
 def test_assets_add_offline_and_a_character_into_the_fonts(demo, tmp_path):

@@ -77,11 +77,13 @@ def add(project: Project, text: str, offline: Path | None = None, say=print) -> 
     """Add what TEXT needs; return the files written (none when it is printable already)."""
     assets = Assets(project)
     missing = assets.missing(text)
-    if not missing:
+    # a pictograph a font can print still needs its SVG where a board or an icon field draws it
+    unseen = [c for c in text if _is_emoji(c) and assets.icon(c) is None and c not in missing]
+    if not missing and not unseen:
         say(f"nothing to add: every character of {text!r} is in the bundled fonts or icons")
         return []
     written = []
-    emoji = [m for m in missing if _is_emoji(m)]
+    emoji = [m for m in missing if _is_emoji(m)] + unseen
     if emoji:
         written += _add_icons(project, text, package(project, *TWEMOJI, offline), say)
         missing = Assets(project).missing(text)

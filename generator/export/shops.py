@@ -120,8 +120,9 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
         say(f"{game_id}: left out piece '{piece.id}' ({piece.name}): {why}")
     rules = pack_rulebook(project, assets, game, renderer, pack)
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi{game.name_suffix}"
+    decks_left = [(deck, sum(n for _, n in game.pack_cards(pack, deck.id)), why) for deck, why in skipped]
     write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key],
-                                                rules))
+                                                rules, decks_left))
     written = [project.display(base.with_suffix(".zip"))]
     say(f"wrote {written[0]} ({count(sum(len(i.names()) for i in items), 'card image')}, "
         f"{count(sum(i.copies for i in items if i.side == 'face'), 'card')}, {count(len(pieces), 'piece image')}"
@@ -210,7 +211,7 @@ def _rulebook_said(rules) -> str:
 
 
 def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_out=(), counts=None,
-         rules=None) -> bytes:
+         rules=None, decks_left=()) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:   # PNGs are compressed already
         for item in items:
@@ -223,12 +224,14 @@ def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_o
             archive.writestr(zipfile.ZipInfo(RULEBOOK_FILE, ZIP_TIME), rules.pdf)
         info = zipfile.ZipInfo("counts.csv", ZIP_TIME)
         info.compress_type = zipfile.ZIP_DEFLATED
-        archive.writestr(info, _counts_csv(items, shop, dpi, pieces, left_out, counts or {}, rules))
+        archive.writestr(info, _counts_csv(items, shop, dpi, pieces, left_out, counts or {}, rules, decks_left))
     return buffer.getvalue()
 
 
-def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), counts=None, rules=None) -> str:
-    """The order sheet: what to order of every image, and every piece the shop cannot print, with why."""
+def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), counts=None, rules=None,
+                decks_left=()) -> str:
+    """The order sheet: what to order of every image, and every deck and piece the shop cannot print,
+    with why."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["kind", "deck", "card", "name", "count", "product", "width_px", "height_px", "dpi", "fronts",
@@ -244,6 +247,9 @@ def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), 
         writer.writerow(["card", item.deck.id, item.card.id, name, item.copies, item.product.name if item.product else "",
                          item.frame.width, item.frame.height, dpi, " ".join(item.names()),
                          " ".join(back.names()) if back else "", note])
+    for deck, copies, why in decks_left:
+        writer.writerow(["deck", deck.id, "", deck.spec.name, copies, "", "", "", "", "", "",
+                         f"{why}: print it from the pack"])
     fronts = [i for i in pieces if i.side == "front"]
     for image in fronts:
         back = next((b for b in pieces if b.side == "back" and b.piece is image.piece and b.player == image.player),

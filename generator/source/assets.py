@@ -125,7 +125,8 @@ class Assets:
         build read outside the project, so it is refused."""
         path = self.icon(name)
         if path is None:
-            raise ValueError(f"no icon for {name!r}")
+            raise ValueError(f"no icon for {name!r} (hint: pnp assets add {name} fetches its Twemoji SVG, "
+                             "or put an .svg in icons/)" if not name.endswith(".svg") else f"no icon file icons/{name}")
         if path not in self._checked:
             size = path.stat().st_size
             if size > MAX_ICON_BYTES:

@@ -261,9 +261,13 @@ def test_a_card_too_large_for_the_paper_is_a_clear_error(tmp_path):
         (project / shared).symlink_to(ROOT / shared)
     path = project / "cards/sizes/custom.yaml"
     path.write_text(path.read_text().replace("{width: 80, height: 50}", "{width: 250, height: 300}"))
-    result = pnp(project, "build", "sizes", "--paper", "a4")
-    assert result.exit_code == 1
-    assert "cards/sizes/custom.yaml: cards of 250 × 300 mm do not fit on a4 with 5 mm margins" in result.output
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "size:" in text)
+    for command in (("validate", "sizes"), ("build", "sizes", "--paper", "a4")):     # found before any face renders
+        result = pnp(project, *command)
+        assert result.exit_code == 1
+        assert f"cards/sizes/custom.yaml:{line}: cards of 250 × 300 mm do not fit on a4 with 5 mm margins" \
+            in result.output
+        assert "rendered" not in result.output
 
 
 # --- boards larger than a sheet -----------------------------------------------------------

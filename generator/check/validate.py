@@ -36,6 +36,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += rules_checks(project, game)
     problems += pack_checks(project, game)
     problems += template_checks(project, game)
+    problems += size_checks(game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
     problems += rulebook_checks(project, game, assets)
@@ -162,6 +163,26 @@ def _piece_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]
                                     f"but only {len(game.spec.player_colours)} player colours"))
         counts[piece_id] = value
     game.piece_counts[pack.key] = counts
+    return problems
+
+
+def size_checks(game: Game) -> list[Problem]:
+    """A card size no paper holds is found here, before any face renders (the build would find it
+    only when it lays the sheets out)."""
+    from generator.errors import PnpError
+    from generator.geometry import PAPERS, card_grid
+    problems = []
+    for deck in game.decks.values():
+        line = line_at(game.files[deck.file], ("deck", "size"))[1] if deck.file in game.files else None
+        where = (deck.file, line)
+        errors = []
+        for paper in PAPERS:
+            try:
+                card_grid(paper, deck.trim, deck.bleed, where=where)
+            except PnpError as exc:
+                errors += exc.problems
+        if len(errors) == len(PAPERS):
+            problems.append(errors[0])
     return problems
 
 

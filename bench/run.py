@@ -165,7 +165,7 @@ def watch_latency(project: Path, cards: Path, repeat: int) -> Run:
             line = _wait_for(proc, "rebuilt")
             times.append(time.perf_counter() - started)
             peak = max(peak, tree_memory(proc)[0])
-            if "1 faces re-rendered" not in line:
+            if "1 face re-rendered" not in line:            # (the plural is right since #13)
                 raise SystemExit(f"bench: watch rebuilt something unexpected: {line}")
         return Run(statistics.median(times), peak / 1e6, line)
     finally:

@@ -6,8 +6,8 @@ large fonts/ and icons/ folders. Builds go to the test project's own build/.
 The shipped games come in two languages. A test about layout, caching or input does not need
 both, so a project made by make_project builds and exports only the games' source language
 (pnp() adds `--lang` to `build` and `export` unless the test gives one); the session builds of
-the shipped games (which the editions' tests read), projects made with every_language=True and
-calls with pnp(..., every_language=True) build every language, as `pnp build` does.
+the shipped games (which the editions' tests read) and calls with pnp(..., every_language=True)
+build every language, as `pnp build` does.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ SOURCE_ONLY = {}                  # project folder -> the one language its build
 EVERY_LANGUAGE_COMMANDS = ("build", "export")     # the commands that make every language by default
 
 
-def make_project(target: Path, games: list[str] | None = None, every_language: bool = False) -> Path:
+def make_project(target: Path, games: list[str] | None = None) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     (target / "cards").mkdir(exist_ok=True)
     games = games if games is not None else [p.name for p in (ROOT / "cards").iterdir() if p.is_dir()]
@@ -38,7 +38,7 @@ def make_project(target: Path, games: list[str] | None = None, every_language: b
     for shared in ("fonts", "icons"):
         (target / shared).symlink_to(ROOT / shared)
     sources = {_languages(target, game)[0] for game in games}
-    if not every_language and len(sources) == 1:
+    if len(sources) == 1:
         SOURCE_ONLY[target.resolve()] = sources.pop()
     return target
 

@@ -12,7 +12,7 @@ import inspect
 
 from typing import Any
 
-from generator.source.assets import Assets, describe_char
+from generator.source.assets import Assets, describe_char, icon_hint
 from generator.errors import Problem, abbreviate
 from generator.source.context import game_context
 from generator.check.expr import ExprError, evaluate
@@ -208,8 +208,7 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
         if not assets.icon(colour.symbol):
             _, line = line_at(game.files[game_file], ("player_colours", index, "symbol"))
             problems.append(Problem(game_file, line, f"player colour '{colour.id}': symbol: no icon for "
-                                    f"{colour.symbol!r}", f"pnp assets add {colour.symbol} fetches its Twemoji SVG, "
-                                    "or put an .svg in icons/"))
+                                    f"{colour.symbol!r}", icon_hint(colour.symbol)))
     owners = [(deck.cards, deck.spec.fields, deck.file, "cards") for deck in game.decks.values()]
     owners += [(rows, _table_fields(game, table_id), rows[0].file, "rows") for table_id, rows in game.tables.items()]
     for cards, fields, file, key in owners:
@@ -234,8 +233,7 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
         if not assets.icon(value):
             if str(value).endswith(".svg"):
                 return [Problem(file, line, f"{where}: no icon file icons/{value}")]
-            return [Problem(file, line, f"{where}: no icon for {value!r}",
-                            f"pnp assets add {value} fetches its Twemoji SVG, or put an .svg in icons/")]
+            return [Problem(file, line, f"{where}: no icon for {value!r}", icon_hint(value))]
         return []
     if kind not in ("text", "rich"):
         return []

@@ -130,17 +130,23 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     if shop == "dtc":
         target = project.build / game.id / f"{game.id}-{pack.key}-dtc{'-pdfx' if pdfx else ''}{game.name_suffix}.pdf"
         pictures = {}
-        if profile is not None:        # PDF/X: each picture in its own colours, tagged with its own profile
-            renderer = CardRenderer(project, assets, game, art_dpi=dpi, keep_profiles=True)
-            faces = faces_for(game, renderer, [pack])
-            items, _ = _items(game, pack, faces, shop, dpi)
-            rendered = renderer.render([faces[(i.deck.id, i.card.id, i.side)] for i in items], jobs=jobs)
-            pictures = {project.root / url: icc for url, icc in renderer.art.profiles.items()}
+        if profile is not None:
+            items, rendered, pictures = _own_colour_faces(project, assets, game, pack, shop, dpi, jobs)
         write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile, pictures))
         written.append(project.display(target))
         say(f"wrote {written[-1]} (one card per page, each back after its front"
             f"{f'; PDF/X-4 for the printing condition of {profile.name}' if profile else ''})")
     return written
+
+
+def _own_colour_faces(project, assets, game, pack, shop: str, dpi: int, jobs: int):
+    """For PDF/X: the items rendered again with each picture in its own colours, and the pictures'
+    profiles (prepared file -> ICC profile) for export/pdfx.py to tag them with."""
+    renderer = CardRenderer(project, assets, game, art_dpi=dpi, keep_profiles=True)
+    faces = faces_for(game, renderer, [pack])
+    items, _ = _items(game, pack, faces, shop, dpi)
+    rendered = renderer.render([faces[(i.deck.id, i.card.id, i.side)] for i in items], jobs=jobs)
+    return items, rendered, {project.root / url: icc for url, icc in renderer.art.profiles.items()}
 
 
 def _items(game: Game, pack, faces: dict, shop: str, dpi: int):

@@ -125,8 +125,9 @@ class Assets:
         build read outside the project, so it is refused."""
         path = self.icon(name)
         if path is None:
-            raise ValueError(f"no icon for {name!r} (hint: pnp assets add {name} fetches its Twemoji SVG, "
-                             "or put an .svg in icons/)" if not name.endswith(".svg") else f"no icon file icons/{name}")
+            if name.endswith(".svg"):
+                raise ValueError(f"no icon file icons/{name}")
+            raise ValueError(f"no icon for {name!r} (hint: {icon_hint(name)})")
         if path not in self._checked:
             size = path.stat().st_size
             if size > MAX_ICON_BYTES:
@@ -202,6 +203,11 @@ def font_damage(path: Path) -> str | None:
 
 
 _REFERENCE = re.compile(rb"""(?:xlink:)?href\s*=\s*["']\s*([^"'#][^"']*)["']|url\(\s*["']?\s*([^"')#][^"')]*)""")
+
+
+def icon_hint(name: str) -> str:
+    """How to get an emoji's icon, said the same wherever one is missing."""
+    return f"pnp assets add {name} fetches its Twemoji SVG, or put an .svg in icons/"
 
 
 def svg_problem(data: bytes) -> str | None:

@@ -82,6 +82,7 @@ class ArtPlacer:
 
     def _source(self, picture: str) -> Path:
         path = (self.game_folder / str(picture)).resolve()
+        reads.looked_up(path)
         if path.suffix.lower() not in IMAGE_TYPES:
             raise ValueError(f"art: {picture}: unsupported picture type (use {', '.join(IMAGE_TYPES)})")
         if not path.is_relative_to(self.game_folder.parent.resolve()) or not path.is_file():

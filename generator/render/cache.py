@@ -71,7 +71,7 @@ class FileHashes:
     def current(self, path: Path | str) -> str | None:
         """The file's hash now, or None when it cannot be read (gone, or a folder)."""
         try:
-            return self.of(Path(path))
+            return self.of(path)
         except OSError:
             return None
 
@@ -118,13 +118,29 @@ class FaceCache:
 
     def get_bytes(self, direct: str, current) -> tuple[str, bytes, dict[str, str]] | None:
         """Like get, with the entry's bytes (checked against their recorded hash) unopened."""
+        entry = self._match(direct, current)
+        data = self.read(entry["key"], entry["sha256"]) if entry else None
+        return (entry["key"], data, entry["inputs"]) if data is not None else None
+
+    def find(self, direct: str, current) -> tuple[str, str, dict[str, str]] | None:
+        """Like get_bytes, giving the entry's hash instead of its bytes, which are checked now and
+        again when read() reads them for use: most faces of a rebuild are never opened."""
+        entry = self._match(direct, current)
+        if entry is None or self.read(entry["key"], entry["sha256"]) is None:
+            return None
+        return entry["key"], entry["sha256"], entry["inputs"]
+
+    def _match(self, direct: str, current) -> dict | None:
+        """The newest entry whose recorded inputs all still have their hash."""
         for entry in self.entries(direct):
             if all(current(name) == sha for name, sha in entry["inputs"].items()):
-                data = self._read(entry["key"], entry["sha256"])
-                return (entry["key"], data, entry["inputs"]) if data is not None else None
+                return entry
         return None
 
-    def _read(self, key: str, sha: str) -> bytes | None:
+    def display(self, key: str) -> str:
+        return str(self.path(key))
+
+    def read(self, key: str, sha: str) -> bytes | None:
         path = self.path(key)
         if path.is_dir():                              # not ours to print: gone, and rendered again
             shutil.rmtree(path, ignore_errors=True)

@@ -14,6 +14,7 @@ import io
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 from urllib.parse import unquote, urljoin, urlparse
 
 import pikepdf
@@ -22,18 +23,64 @@ from jinja2 import pass_context, TemplateError, TemplateNotFound, TemplateSyntax
 from generator.source.assets import Assets, describe_char
 from generator.source.context import card_data, game_context, plain
 from generator.check.expr import LimitError, guarded
-from generator.render.art import ArtPlacer
+from generator.render.art import ArtPlacer, Coarse
 from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
 from generator.source import reads
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.render.canonical import Batch, canonical_face
+from generator.render.template_memo import ABSENT, TemplateMemo, code_fingerprint
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text, serious_warnings
 from generator.render.workers import worker_pool
 from generator.render.weasy import weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
+WATCHED = ("decks", "tables")     # context parts recorded as inputs only when a template reads them
+
+
+class Watched(dict):
+    """A mapping of the context that notes when a template reads it (template_memo.py): a
+    face that never looks at the other cards does not depend on them."""
+
+    def __init__(self, data: dict, name: str, seen: set):
+        super().__init__(data)
+        self._name, self._seen = name, seen
+
+    def _read(self):
+        self._seen.add(self._name)
+
+    def __getitem__(self, key):
+        self._read()
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self._read()
+        return super().get(key, default)
+
+    def __iter__(self):
+        self._read()
+        return super().__iter__()
+
+    def __len__(self):
+        self._read()
+        return super().__len__()
+
+    def __contains__(self, key):
+        self._read()
+        return super().__contains__(key)
+
+    def keys(self):
+        self._read()
+        return super().keys()
+
+    def values(self):
+        self._read()
+        return super().values()
+
+    def items(self):
+        self._read()
+        return super().items()
 BASE_CSS = "base/card.css"
 
 
@@ -43,13 +90,21 @@ class Face:
     deck: Deck
     card: Card | None
     side: str                 # "face" or "back"
-    html: str                 # the template's output for fit = 1
     template: str
     source: tuple[str, int | None]
+    make: Callable = field(repr=False, compare=False)   # (face, fit scale) -> the template's output
     key: str = ""             # the direct key (cache.py) until rendered, then the key of what it read too
     direct: str = ""
     fit: float = 1.0
     fragments: dict = field(default_factory=dict)  # fit scale -> html
+
+    @property
+    def html(self) -> str:
+        """The template's output at full size, made when first asked for: a face whose key the
+        template memo knows is never run through its template unless it has to be drawn."""
+        if 1.0 not in self.fragments:
+            self.fragments[1.0] = self.make(self, 1.0)
+        return self.fragments[1.0]
 
     @property
     def page_size(self) -> tuple[float, float]:
@@ -61,18 +116,63 @@ class Face:
         return f"{self.card.uid if self.card else self.deck.id} ({self.side})"
 
 
+class _Pages(dict):
+    """Pages by face key; a face found in the cache is opened the first time it is asked for,
+    so a pack that keeps most of its sheets (sheets/sheet_cache.py) opens only the faces it imposes."""
+
+    def __init__(self, rendered: "Rendered"):
+        super().__init__()
+        self._rendered = rendered
+
+    def __missing__(self, key: str):
+        rendered = self._rendered
+        key = rendered.keys.get(key, key)
+        if key not in rendered.stored:
+            raise KeyError(key)
+        data = rendered.cache.read(key, rendered.stored.pop(key))
+        if data is None:
+            raise PnpError(Problem(rendered.cache.display(key), None, "this face cache entry was damaged while the "
+                                   "build ran", "build again: it will be rendered anew"))
+        pdf = pikepdf.open(io.BytesIO(data))
+        rendered.pdfs.append(pdf)
+        self[key] = pdf.pages[0]
+        return self[key]
+
+
 @dataclass
 class Rendered:
     """Rendered pages by face key (and by direct key); holds the PDFs the pages live in."""
+    cache: FaceCache | None = None
     pdfs: list = field(default_factory=list)
-    pages: dict = field(default_factory=dict)
+    pages: dict = field(default=None)
     fresh: list = field(default_factory=list)     # labels of the faces rendered now (not cached)
     keys: dict = field(default_factory=dict)      # direct key -> key
+    stored: dict = field(default_factory=dict)    # key -> sha256 of a checked cache entry not opened yet
+
+    def __post_init__(self):
+        self.pages = _Pages(self)
 
     def add(self, direct: str, key: str, pdf: pikepdf.Pdf) -> None:
         self.pdfs.append(pdf)
-        self.pages[key] = self.pages[direct] = pdf.pages[0]
+        self.pages[key] = pdf.pages[0]
         self.keys[direct] = key
+
+    def add_stored(self, direct: str, key: str, sha: str) -> None:
+        self.stored[key] = sha
+        self.keys[direct] = key
+
+    def lazy(self, key: str):
+        """The page, or a stand-in that opens it only when something reads it (a sheet kept
+        from the last build never does)."""
+        return self.pages[key] if dict.__contains__(self.pages, key) else _LazyPage(self.pages, key)
+
+
+class _LazyPage:
+    def __init__(self, pages: _Pages, key: str):
+        self._pages, self._key = pages, key
+
+    def __getattr__(self, name):
+        return getattr(self._pages[self._key], name)
 
 
 CHUNK = 75          # faces per WeasyPrint document: large enough to be fast, small enough for memory
@@ -102,6 +202,13 @@ class CardRenderer:
         self._sheet_names: dict[str, list[str]] = {}
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}
+        self._static_keys: dict[tuple, str] = {}
+        self._paths: dict[str, Path] = {}
+        plain_art = art_dpi is None and not keep_profiles     # an export's pictures are prepared anew
+        self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
+                                 self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
+                                                       for name in WATCHED}) if plain_art else None
+        self._watched: set[str] = set()       # the WATCHED parts of the context the render now read
 
     @functools.cached_property
     def fetcher(self):
@@ -116,11 +223,67 @@ class CardRenderer:
     def face(self, deck: Deck, card: Card | None, side: str) -> Face:
         template = deck.spec.face if side == "face" else deck.spec.back
         source = (card.file, card.line) if card else (deck.file, None)
-        face = Face(deck, card, side, "", template, source)
-        face.html = self._fragment(face, 1.0)
-        face.fragments[1.0] = face.html
+        face = Face(deck, card, side, template, source, self._fragment)
+        memo_key = self._memo_key(face) if self.memo is not None else None
+        known = self.memo.get(memo_key) if memo_key else None
+        if known is not None:
+            face.key = face.direct = known["direct"]
+            self._replay(known, card)
+            return face
+        coarse = len(self.art.coarse)
+        self._watched.clear()
+        with reads.looking_up() as looked:
+            face.html
         face.key = face.direct = self._key(face)
+        if memo_key:
+            pictures = [[c.picture, list(c.pixels), c.dpi] for c in self.art.coarse[coarse:]]
+            looked |= {f"<{name}>" for name in self._watched}
+            self.memo.put(memo_key, face.direct, looked, pictures)
         return face
+
+    def _context_hash(self, name: str) -> str:
+        """The hash of a WATCHED part of the context (every deck's cards, every table), once a run."""
+        marker = f"<{name}>"
+        if marker not in self._static_keys:
+            self._static_keys[marker] = hashlib.sha256(repr(game_context(self.game)[name]).encode()).hexdigest()
+        return self._static_keys[marker]
+
+    def save_memo(self) -> None:
+        if self.memo is not None:
+            self.memo.save()
+
+    def _memo_key(self, face: Face) -> str:
+        """Everything the face's template sees (template_memo.py): what its deck and side share,
+        then the card's own data and player colour."""
+        digest = hashlib.sha256(self._static_key(face.deck, face.side, face.template).encode())
+        if face.card is not None:
+            digest.update(repr(card_data(face.card)).encode())
+        digest.update(repr(self._player(face.deck, face.card)).encode())
+        return digest.hexdigest()[:40]
+
+    def _static_key(self, deck: Deck, side: str, template: str) -> str:
+        marker = (deck.id, side, template)
+        if marker not in self._static_keys:
+            if "game" not in self._static_keys:
+                shared = {k: v for k, v in game_context(self.game).items() if k not in WATCHED}
+                self._static_keys["game"] = hashlib.sha256(repr(shared).encode()).hexdigest()
+            game = self.game
+            parts = [code_fingerprint(game.spec.language), self._static_keys["game"], template, side,
+                     repr({**plain(deck.spec), "id": deck.id}), repr(self.colours),
+                     repr((deck.trim, deck.bleed, deck.safe)), self.font_css, *self._stylesheet_names(deck),
+                     *(f"{font.path.name}:{self.hashes.of(font.path)}" for font in self.assets.fonts),
+                     repr(self.assets.icon_names), repr(sorted(game.text.items())), game.quoted,
+                     repr((game.language, game.catalogue, self.ink_saver))]
+            self._static_keys[marker] = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        return self._static_keys[marker]
+
+    def _replay(self, known: dict, card: Card | None) -> None:
+        """What running the template would have left behind: its too-coarse pictures, and the
+        files it depends on noted for the up-to-date stamp."""
+        for picture, pixels, dpi in known["coarse"]:
+            if card is not None and not any(c.card is card and c.picture == picture for c in self.art.coarse):
+                self.art.coarse.append(Coarse(card, picture, tuple(pixels), dpi))
+        self._note({name: sha for name, sha in known["inputs"].items() if sha != ABSENT})
 
     def _key(self, face: Face) -> str:
         """The direct key: what decides the face's look that is known before it renders (see
@@ -148,14 +311,17 @@ class CardRenderer:
         families = {self.assets.font_for(c) for c in set(self._printed(html)) if not c.isspace()}
         return [font for font in self.assets.fonts if font.family in families]
 
+    def _player(self, deck: Deck, card: Card | None) -> dict | None:
+        """The colours of the player a card belongs to (its first `player` field)."""
+        if card is not None:
+            for name, spec in deck.spec.fields.items():
+                if spec.type == "player" and card.fields.get(name) in self.colours:
+                    return self.colours[card.fields[name]]
+        return None
+
     def _fragment(self, face: Face, fit: float) -> str:
         card = face.card
-        player = None
-        if card is not None:
-            for name, spec in face.deck.spec.fields.items():
-                if spec.type == "player" and card.fields.get(name) in self.colours:
-                    player = self.colours[card.fields[name]]
-                    break
+        player = self._player(face.deck, card)
         w, h = face.deck.trim
         context = game_context(self.game, card=card_data(card) if card is not None else None,
                                deck={**plain(face.deck.spec), "id": face.deck.id}, colours=self.colours,
@@ -163,6 +329,8 @@ class CardRenderer:
                                bleed=face.deck.bleed, safe=face.deck.safe, lang=self.game.spec.language)
         translate = self.game.translate
         context["_"] = lambda text: translate(text)        # the game's own translations (its i18n/<lang>.yaml)
+        for name in WATCHED:
+            context[name] = Watched(context[name], name, self._watched)
         self.art.current = card           # who a too-coarse picture belongs to (templates see plain data)
         try:
             html = guarded(lambda: self.env.get_template(face.template).render(**context))
@@ -207,15 +375,15 @@ class CardRenderer:
         """Every distinct face as a canonical one-page PDF, from the cache when it is there,
         else rendered (in `jobs` processes) and stored. Pages are looked up by key."""
         unique = {f.direct: f for f in faces}
-        rendered = Rendered()
+        rendered = Rendered(self.cache)
         missing = []
         for direct, face in unique.items():
-            hit = self.cache.get(direct, lambda name: self.hashes.current(self._absolute(name)))
+            hit = self.cache.find(direct, lambda name: self.hashes.current(self._absolute(name)))
             if hit is None:
                 missing.append(face)
                 continue
-            key, pdf, inputs = hit
-            rendered.add(direct, key, pdf)
+            key, sha, inputs = hit
+            rendered.add_stored(direct, key, sha)
             self._note(inputs)
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
         advance = progress(len(missing)) if progress is not None and missing else None
@@ -326,7 +494,10 @@ class CardRenderer:
         return relative_name(self.project.root, path)
 
     def _absolute(self, name: str) -> Path:
-        return absolute_name(self.project.root, name)
+        """Looked up once per name: thousands of cached faces share a few inputs."""
+        if name not in self._paths:
+            self._paths[name] = absolute_name(self.project.root, name)
+        return self._paths[name]
 
     def _note(self, inputs: dict[str, str]) -> None:
         for name, sha in inputs.items():
@@ -348,7 +519,7 @@ class CardRenderer:
         # An absolute URL: a stylesheet may be the project's or the engine's; its path never reaches the PDF.
         links = "".join(f'<link rel="stylesheet" href="{self.project.template(name).as_uri()}">' for name in sheets)
         body = "".join(
-            f'<section class="card deck-{f.deck.id} side-{f.side}" data-key="{f.key}">{f.fragments[step]}</section>'
+            f'<section class="card deck-{f.deck.id} side-{f.side}" data-key="{f.key}">{f.html if step == 1.0 else f.fragments[step]}</section>'
             for f in faces)
         return (f'<!DOCTYPE html><html lang="{self.game.spec.language}"><head><meta charset="utf-8">'
                 f"<style>{self.font_css}{geometry}</style>{links}</head><body>{body}</body></html>")

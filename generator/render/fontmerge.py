@@ -53,7 +53,7 @@ def clean_base(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9-]", "", base) or "Font"
 
 
-def tidy_fonts(pdf: pikepdf.Pdf) -> None:
+def tidy_fonts(pdf: pikepdf.Pdf, pages: list | None = None, fonts: list = ()) -> None:
     """Every font resource embedded and used, every subset tag its own, every name clean:
     reportlab lists Helvetica on each canvas though no glyph is drawn with it (it opens every
     drawing, an icon's form too, with an empty `BT /F1 10 Tf … ET`), and tags its subsets AAAAAA+
@@ -61,7 +61,10 @@ def tidy_fonts(pdf: pikepdf.Pdf) -> None:
 
     Font names are local to a resource dictionary (a WeasyPrint card's /F1 is not a board's
     /F1), and a form without resources of its own uses its page's: so the page tree is walked
-    and each font dictionary keeps the unembedded fonts its own users still select."""
+    and each font dictionary keeps the unembedded fonts its own users still select.
+
+    `pages` (page objects) and `fonts` limit the work to what a pack built on its last build
+    (sheets/sheet_cache.py) made anew: the pages it kept are tidy already."""
     usage: dict = {}                 # owner of a /Font dictionary -> (that dictionary, names selected)
     seen: set = set()
 
@@ -83,18 +86,31 @@ def tidy_fonts(pdf: pikepdf.Pdf) -> None:
                 seen.add((form.objgen, here and here[0]))
                 visit(form, (here, resources if resources is not None else inherited[1]))
 
-    for page in pdf.pages:
-        visit(page.obj, (None, None))
+    for page in (pages if pages is not None else [p.obj for p in pdf.pages]):
+        visit(page, (None, None))
     for font_dict, used in usage.values():
         for name in [n for n, f in font_dict.items() if _program(f) is None and n not in used]:
             del font_dict[name]
-    _retag_all(pdf)
+    if pages is None:
+        _retag_all(pdf, [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary)
+                         and obj.get("/Type") == "/Font"])
+    else:
+        _retag_all(pdf, _fonts_of(usage, fonts))
 
 
-def _retag_all(pdf: pikepdf.Pdf) -> None:
+def _fonts_of(usage: dict, extra) -> list:
+    """The font objects the visited resources list, with their descendants, and `extra`."""
+    found = {}
+    for font in [f for font_dict, _ in usage.values() for f in font_dict.values()] + list(extra):
+        found.setdefault(font.objgen if font.is_indirect else id(font), font)
+        for inner in font.get("/DescendantFonts", []):
+            found.setdefault(inner.objgen, inner)
+    return list(found.values())
+
+
+def _retag_all(pdf: pikepdf.Pdf, fonts: list) -> None:
     """Every font named by its program. The Type0 fonts that wrap a descendant are found in one
-    pass over the objects (a search per font made a 450-card pack take seconds)."""
-    fonts = [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font"]
+    pass over the fonts (a search per font made a 450-card pack take seconds)."""
     parents: dict = {}
     for font in fonts:
         if "/DescendantFonts" in font:
@@ -178,7 +194,6 @@ def _fonts_named(owner) -> set[str]:
 
 
 def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) -> pikepdf.Object:
-    family, weight = key
     gids, widths, unicode = set(), {}, {}
     for font in fonts:
         for gid, width, text in json.loads(bytes(font.PnpGlyphs)):
@@ -187,9 +202,16 @@ def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) 
                 widths[gid] = width
             if text:
                 unicode.setdefault(gid, text)
+    return merged_font(pdf, assets, key, fonts[0], gids, widths, unicode)
+
+
+def merged_font(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], first, gids: set[int], widths: dict,
+                unicode: dict) -> pikepdf.Object:
+    """The pack's Type0 font for these glyphs; `first` is a font of the same bundled font to take
+    the descriptor from (a face's placeholder, or the pack's merged font of an earlier build)."""
+    family, weight = key
     source = _font_file(assets, family, weight)
     tag = _tag(source.name, gids)
-    first = fonts[0]
     base = clean_base(first.BaseFont)
     old = first.DescendantFonts[0].FontDescriptor
     descriptor = Dictionary({k: old[k] for k in old.keys() if k != "/FontBBox"})

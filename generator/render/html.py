@@ -74,14 +74,34 @@ class RecordingLoader(FileSystemLoader):
         reads.note(filename, source.encode("utf-8"))
         return source, filename, uptodate
 
+    def candidates(self, template: str) -> list[str]:
+        """Every place the template is looked for, in order: the one used depends on the
+        places before it holding no such file."""
+        return [str(Path(root, *template.split("/"))) for root in self.searchpath]
+
+
+def _note_template_look_ups(env, loader: RecordingLoader) -> None:
+    """Each template a render asks for (its own, an include, an import, an extends) is noted as
+    looked up, on every render: Jinja reads a file only the first time, from its cache after."""
+    load = env._load_template
+
+    def looked_up(name, globals):
+        if isinstance(name, str):
+            for path in loader.candidates(name):
+                reads.looked_up(path)
+        return load(name, globals)
+    env._load_template = looked_up
+
 
 def jinja_env(project: Project, assets: Assets, keywords: list[str], lang: str = "en") -> BoundedSandbox:
     """The sandboxed environment of card faces and engine pages. The engine's own words come
     from its catalogue for `lang` (`_()` / `ngettext()`); a render of a game's template passes
     the game's own `_` (its translations) in the context, which takes precedence."""
+    loader = RecordingLoader(project.template_roots())
     env = BoundedSandbox(
-        loader=RecordingLoader(project.template_roots()), autoescape=select_autoescape(["html", "j2"]),
+        loader=loader, autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    _note_template_look_ups(env, loader)
     env.install_gettext_translations(translator(lang), newstyle=True)
 
     @pass_context

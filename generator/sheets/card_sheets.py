@@ -170,7 +170,7 @@ class CardSheets:
                 clip, _ = back_placement(slot.bleed, grid.page, self.options.duplex, self.options.back_offset)
             face = self.faces[(deck.id, card.id, side)]
             label = card.uid if side == "face" else f"{deck.id} back"   # one back design serves many cards
-            placements.append((face.key, self.rendered.pages[face.key], trim, clip, deck.bleed, label))
+            placements.append((face.key, self.rendered.lazy(face.key), trim, clip, deck.bleed, label))
             rotations.append(rotation)
             slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                           "side": "back" if side == "back" else "front",
@@ -193,7 +193,7 @@ class CardSheets:
             for side, slot in (("face", front_slot), ("back", back_slot)):
                 face = self.faces[(deck.id, card.id, side)]
                 label = card.uid if side == "face" else f"{deck.id} back"
-                placements.append((face.key, self.rendered.pages[face.key], slot.trim, slot.bleed, deck.bleed, label))
+                placements.append((face.key, self.rendered.lazy(face.key), slot.trim, slot.bleed, deck.bleed, label))
                 slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                               "side": "front" if side == "face" else "back",
                               "trim": slot.trim.as_list(), "bleed": slot.bleed.as_list(), "rotation": 0})

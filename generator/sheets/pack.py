@@ -25,7 +25,7 @@ from generator.render.info import InfoPage
 from generator.sheets.card_sheets import CardSheets
 from generator.sheets.cutters import cut_file_names, cut_files
 from generator.sheets.impose import Imposer
-from generator.sheets import pack_record
+from generator.sheets import pack_record, sheet_cache
 from generator.sheets.piece_sheets import PieceSheets
 from generator.sheets.sections import RUNS, Body, Section
 from generator.sheets.tuck_boxes import BoxSheets
@@ -66,37 +66,68 @@ class PackBuilder:
     def build(self, pack: PackSpec, paper: str, only: set[str] | None = None, changes: list | None = None,
               removed: list | None = None, reprint_of: str | None = None) -> tuple[bytes, dict]:
         """The pack as PDF bytes and its manifest. With `only` (card uids) it is a reprint:
-        just those cards, every copy, no boards, and page 1 lists `changes`."""
+        just those cards, every copy, no boards, and page 1 lists `changes`. A pack of card
+        decks only that was built before keeps its unchanged sheets (sheets/sheet_cache.py)."""
         self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
+        if only is None:
+            try:
+                return self._build(pack, paper, None, reuse=True)
+            except sheet_cache.Fallback:
+                pass
+        return self._build(pack, paper, only, reuse=False)
+
+    def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool) -> tuple[bytes, dict]:
+        self.last = None                  # what write_pack records for the next build of this pack
         sections = self.cards.sections(pack, only)
         if only is None:
             sections += self.pieces.sections(pack) + self.boxes.sections(pack)
         rules = self._rules_section(pack) if only is None else None
-        body = self._body(sections + ([rules] if rules else []), paper, pack)
+        name = pack_name(self.game, pack, paper, self.options)
+        context = sheet_cache.context_key(name, self.options) if self._reusable(sections, rules, only) else None
+        previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
+        reuser = sheet_cache.SheetReuser(previous[1], previous[0]) if previous else None
+        body = self._body(sections + ([rules] if rules else []), paper, pack, reuser, recording=bool(context))
         if rules:
             sections.append(rules)
         sections.sort(key=lambda s: s.first_page)
         info, runs = self._info(pack, paper, sections, body)
-        out = pikepdf.new()
-        out.pages.extend(info.pages)
-        out.pages.extend(body.pdf.pages)
+        if reuser:
+            out = reuser.assemble(info)
+        else:
+            out = pikepdf.new()
+            out.pages.extend(info.pages)
+            out.pages.extend(body.pdf.pages)
         if self.options.draft:
             mark_draft(out, self.assets)
         offset = len(info.pages)
         pack_record.outline(out, sections, offset, self.game.spec.language, body)
         pack_record.metadata(out, self.game, pack, paper, self.options)
-        tidy_fonts(out)                      # the info page's fonts too: unique tags, clean names
+        if reuser:                           # what is new: page 1, the sheets imposed now, fonts re-made
+            tidy_fonts(out, [p.obj for p in out.pages[:len(info.pages)]] + reuser.made, reuser.remade)
+        else:
+            tidy_fonts(out)                  # the info page's fonts too: unique tags, clean names
         buffer = io.BytesIO()
-        out.save(buffer, deterministic_id=True, compress_streams=True,
-                 object_stream_mode=pikepdf.ObjectStreamMode.generate)
+        if context:     # streams compressed afresh, no object streams: built on the last pack == cold
+            out.save(buffer, deterministic_id=True, compress_streams=True, recompress_flate=True,
+                     object_stream_mode=pikepdf.ObjectStreamMode.disable)
+            self.last = (name, context, offset, body.imposer)
+        else:
+            out.save(buffer, deterministic_id=True, compress_streams=True, recompress_flate=True,
+                     object_stream_mode=pikepdf.ObjectStreamMode.generate)
         file = pack_name(self.game, pack, paper, self.options, "reprint" if self.reprint else None) + ".pdf"
         return buffer.getvalue(), pack_record.manifest(self.game, pack, paper, file, self.options, sections, body,
                                                        offset, runs, self.reprint)
 
-    def _body(self, sections: list[Section], paper: str, pack: PackSpec) -> Body:
+    def _reusable(self, sections: list[Section], rules, only) -> bool:
+        """Whether the sheet cache can rebuild this pack exactly: card sheets only, as imposed."""
+        return (only is None and rules is None and not self.options.draft and not self.options.cutter
+                and all(s.kind == "deck" for s in sections))
+
+    def _body(self, sections: list[Section], paper: str, pack: PackSpec, reuser=None, recording=False) -> Body:
         """Every page after page 1, run by run, with one font program per font."""
-        body = Body(pikepdf.new())
-        imposer = Imposer(body.pdf)
+        body = Body(reuser.out if reuser else pikepdf.new())
+        imposer = reuser or (sheet_cache.SheetRecorder(body.pdf) if recording else Imposer(body.pdf))
+        body.imposer = imposer
         deferred = []                     # back pages printed at the end (--duplex none)
         for run in RUNS[:-1]:
             for section in (s for s in sections if s.run == run and s.kind == "rulebook"):
@@ -111,7 +142,14 @@ class PackBuilder:
                 self.boxes.draw(body, imposer, boxes, paper)
         for make_back in deferred:
             make_back()
-        merge_fonts(body.pdf, self.assets)
+        if reuser:
+            reuser.merge_fonts(self.assets)
+        elif recording:
+            placeholders = imposer.placeholders()
+            merge_fonts(body.pdf, self.assets)
+            imposer.note_fonts(placeholders)
+        else:
+            merge_fonts(body.pdf, self.assets)
         return body
 
     def _rules_section(self, pack: PackSpec) -> Section | None:
@@ -203,17 +241,27 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
         page.contents_add(pikepdf.Stream(pdf, b"\nQ\nq\n" + content + b"\nQ\n"))
 
 
+def manifest_json(manifest: dict) -> bytes:
+    """The manifest as JSON with one page per line: as easy to read as indenting every key, and
+    written by json's C encoder (indenting a 5,000-card manifest key by key takes a second)."""
+    token = "\0pages\0"
+    head = json.dumps({**manifest, "pages": token}, ensure_ascii=False, indent=1)
+    pages = ",\n  ".join(json.dumps(page, ensure_ascii=False) for page in manifest["pages"])
+    return (head.replace(json.dumps(token), f"[\n  {pages}\n ]" if pages else "[]", 1) + "\n").encode()
+
+
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
-               name: str | None = None) -> tuple[str, "Report"]:
+               name: str | None = None, sheets: tuple | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
-    go to temporary files first, are checked, and only then replace the previous ones."""
+    go to temporary files first, are checked, and only then replace the previous ones.
+    `sheets` (PackBuilder.last) is recorded for the next build of this pack to build on."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)
     staged = {}
     try:
-        for ext, data in (("pdf", pdf), ("json", (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode())):
+        for ext, data in (("pdf", pdf), ("json", manifest_json(manifest))):
             staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data)
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
             staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
@@ -226,9 +274,12 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
             report.findings = [f"preflight: {f}" for f in report.findings]
         elif not report.ok:
             raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
+        sheet_cache.forget(project, game.id, name)
         for target, tmp in staged.items():
             commit(tmp, target)
         staged = {}
+        if sheets:
+            sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf, sheets[2], sheets[3])
         _drop_old_cut_files(folder / f"{name}-cut", cut_file_names(manifest))
     finally:
         for tmp in staged.values():

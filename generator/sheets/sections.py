@@ -44,6 +44,7 @@ class Body:
     pdf: pikepdf.Pdf
     entries: list[dict] = field(default_factory=list)
     keep: list = field(default_factory=list)          # source PDFs that must stay open
+    imposer: object = None                            # what imposed its sheets (sheets/sheet_cache.py)
 
     def add(self, entry: dict, *sections: Section, run: str) -> int:
         self.entries.append({**entry, "run": run})

@@ -19,6 +19,7 @@ import uharfbuzz as hb
 from pydantic import ValidationError
 
 from generator.errors import PnpError, Problem, abbreviate
+from generator.source import reads
 from generator.source.project import Project
 from generator.source.schema import FontsFile, validation_problems
 from generator.source.yamlsrc import load_yaml
@@ -109,6 +110,11 @@ class Assets:
         code = ord(char)
         return next((fam for fam in self.families if code in self.coverage[fam]), None)
 
+    @property
+    def icon_names(self) -> list[str]:
+        """The emoji that have an icon: which ones do decides how text is split into icons."""
+        return sorted(self._icons)
+
     def icon(self, emoji: str) -> Path | None:
         """The SVG for an emoji, or for a file name under icons/ ending in .svg."""
         if emoji.endswith(".svg"):
@@ -124,6 +130,8 @@ class Assets:
         file or a web address (an <image>, a <use> of another file, an entity) could make the
         build read outside the project, so it is refused."""
         path = self.icon(name)
+        if path is not None:
+            reads.looked_up(path)
         if path is None:
             if name.endswith(".svg"):
                 raise ValueError(f"no icon file icons/{name}")

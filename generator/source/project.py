@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import PnpError, Problem
+from generator.source import reads
 
 # Templates every project shares (card.css, the info page …). A project's own
 # templates/base/<file> overrides one of them.
@@ -57,6 +58,7 @@ class Project:
         the engine's); None when there is none, or the name leads outside those folders."""
         for root in self.template_roots():
             path = (root / name).resolve()
+            reads.looked_up(path)
             if path.is_relative_to(root.resolve()) and path.is_file():
                 return path
         return None

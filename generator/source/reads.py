@@ -9,6 +9,7 @@ a test or an export pays nothing. This module stays light: the stamp imports it 
 from __future__ import annotations
 
 import hashlib
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,7 +25,8 @@ class ReadLog:
         self.files: dict[str, str] = {}     # absolute path -> sha256 of the bytes read
 
     def add(self, path: Path | str, sha: str) -> None:
-        self.files[str(Path(path).absolute())] = sha
+        name = str(path)
+        self.files[name if os.path.isabs(name) else str(Path(name).absolute())] = sha
 
 
 def note(path: Path | str, data: bytes) -> None:
@@ -50,3 +52,24 @@ def recording():
         yield log
     finally:
         _logs.remove(log)
+
+
+# --- look-ups: files whose presence decides an output, read or not ---------------------------
+_lookups: list[set] = []
+
+
+def looked_up(path: Path | str) -> None:
+    """Record that an output depends on `path` as it is now: its bytes, or that it is absent
+    (a template found in the engine's folder depends on the project having none of that name)."""
+    for found in _lookups:
+        found.add(str(path))
+
+
+@contextmanager
+def looking_up():
+    found: set[str] = set()
+    _lookups.append(found)
+    try:
+        yield found
+    finally:
+        _lookups.remove(found)

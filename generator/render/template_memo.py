@@ -1,0 +1,117 @@
+"""What each card's template gave last time, so a rebuild runs only the templates whose inputs changed.
+
+A face's direct key (cache.py) is computed from its template's output, so without this every
+rebuild ran every card's template: at 5,000 cards that alone took seconds for one changed card.
+The memo maps a key of everything a template sees — the plain context (the game's values, the
+card, its deck, the player colours), the template's name, the fonts, icon names, translations,
+the engine's own words and code — to the face's direct key. Beside it, each entry lists the
+files the render depended on, with their hashes or "-" for one that was absent: each template
+it asked for (its own, includes, imports) in every template folder, each stylesheet, icon and
+picture it looked up, and the other cards and tables if it read them. An entry is used only
+when every one of those is as it was, exactly as the face cache trusts its faces.
+
+One file per game and language under build/.cache/templates/, replaced whole (atomically) when
+an entry was added; a damaged file is an empty memo. Renders for an export at another --dpi or
+for PDF/X (which keeps pictures' profiles) do not use it: they prepare their pictures anew.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from generator.atomic import write_atomic
+from generator.render.cache import absolute_name, engine_fingerprint, relative_name
+
+VERSION = "1"
+KEEP_UNUSED = 2000       # entries not used by this build kept for the next (another --players)
+MEMO_SOURCES = ["source/context.py", "check/expr.py", "source/edition.py", "source/i18n.py",
+                "render/template_memo.py", "source/game.py"]
+ABSENT = "-"
+
+
+@functools.lru_cache(maxsize=None)
+def code_fingerprint(lang: str) -> str:
+    """The engine code and words a template's output depends on beyond the renderer's own."""
+    package = Path(__file__).parent.parent
+    digest = hashlib.sha256(engine_fingerprint().encode())
+    for name in MEMO_SOURCES:
+        digest.update((package / name).read_bytes())
+    for path in sorted((package / "locale").rglob("*.po")):
+        digest.update(path.read_bytes())
+    digest.update(lang.encode())
+    return digest.hexdigest()
+
+
+class TemplateMemo:
+    def __init__(self, root: Path, path: Path, current, values: dict):
+        """`current(path)` gives a file's hash now, None when it cannot be read; `values` gives,
+        by a name in angle brackets, the hash of a part of the context a render may read or not
+        (every card of every deck: most faces never look, and any card's edit would change it)."""
+        self.root, self.path, self._current, self._values = root, path, current, values
+        self._old = self._load()
+        self._new: dict[str, dict] = {}
+        self._checked: dict[tuple, bool] = {}     # input sets verified in this run
+
+    def _load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            return {}
+        sets, entries = data.get("inputs"), data.get("entries")
+        if not isinstance(sets, list) or not isinstance(entries, dict):
+            return {}
+        out = {}
+        for key, entry in entries.items():
+            if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) \
+                    and isinstance(entry[1], int) and 0 <= entry[1] < len(sets) and isinstance(sets[entry[1]], dict):
+                out[key] = {"direct": entry[0], "inputs": sets[entry[1]], "coarse": entry[2]}
+        return out
+
+    def get(self, key: str) -> dict | None:
+        """{"direct", "inputs", "coarse"} when every file the entry depends on is as it was."""
+        entry = self._new.get(key) or self._old.get(key)
+        if entry is None or not self._still(entry["inputs"]):
+            return None
+        self._new[key] = entry
+        return entry
+
+    def _still(self, inputs: dict) -> bool:
+        marker = tuple(sorted(inputs.items()))
+        if marker not in self._checked:
+            self._checked[marker] = all(self._now(name) == sha for name, sha in inputs.items())
+        return self._checked[marker]
+
+    def _now(self, name: str) -> str | None:
+        if name.startswith("<"):
+            value = self._values.get(name)
+            return value() if value is not None else None
+        return self._current(absolute_name(self.root, name)) or ABSENT
+
+    def put(self, key: str, direct: str, looked: set[str], coarse: list) -> dict[str, str]:
+        """Remember a template's result; returns the inputs recorded."""
+        inputs = {relative_name(self.root, p): self._now(p) for p in sorted(looked)}
+        self._new[key] = {"direct": direct, "inputs": inputs, "coarse": coarse, "added": True}
+        return inputs
+
+    def save(self) -> None:
+        """Write the memo when this build added to it."""
+        if not any(e.get("added") for e in self._new.values()):
+            return
+        unused = [(k, e) for k, e in self._old.items() if k not in self._new][:KEEP_UNUSED]
+        sets: dict[tuple, int] = {}
+        entries = {}
+        for key, entry in sorted(list(self._new.items()) + unused):
+            marker = tuple(sorted(entry["inputs"].items()))
+            index = sets.setdefault(marker, len(sets))
+            entries[key] = [entry["direct"], index, entry["coarse"]]
+        data = {"version": VERSION, "inputs": [dict(m) for m in sets], "entries": entries}
+        if self.path.is_dir():          # damaged by hand or a tool: it is only a memo
+            shutil.rmtree(self.path, ignore_errors=True)
+        write_atomic(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), durable=False)
+        for entry in self._new.values():
+            entry.pop("added", None)

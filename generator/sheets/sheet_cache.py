@@ -1,0 +1,340 @@
+"""Reusing the sheets of the last build of a pack: a change costs what it changes.
+
+A card sheet is decided by what its imposer is asked to place: the face keys in its slots
+(the face cache's keys, whatever went into them), where each lands and is clipped, the card's
+bleed and label, the crop marks, the page size, rotations and fold line. Its sheet key is a
+hash of exactly that. After a pack of card decks only is written, a record beside the face
+cache (build/.cache/sheets/<game>/<pack file>.json) keeps, for that very file (by its hash):
+the sheet key and face keys of every body page, and the glyphs each face draws with each
+bundled font.
+
+The next build of the same pack, paper and options opens the previous file and keeps every
+page whose sheet key is unchanged; only the other sheets are imposed (their faces opened from
+the face cache), page 1 is made again, and a font's subset is re-made only when the set of
+glyphs the pack draws with it changed (in place, so the kept pages keep pointing at it). The
+result is the object graph a cold build makes, and such packs are saved with every stream
+compressed afresh and without object streams (qpdf fills those in the order objects were made
+in memory), so incremental, cached and cold builds are byte-identical (tests/test_sheet_cache.py).
+What this cannot reproduce exactly builds cold: boards, tokens, tuck boxes or a rulebook in the
+pack, a reprint, a draft, cutter sheets, a font new to the pack, a glyph two faces map to
+different text.
+"""
+from __future__ import annotations
+
+import collections
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pikepdf
+from pikepdf import Array, Dictionary, Name
+
+from generator import __version__
+from generator.atomic import write_atomic
+from generator.render.fontmerge import merged_font
+from generator.geometry import pt
+from generator.sheets.impose import Imposer
+
+VERSION = 1
+ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
+                  "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py")
+
+
+class Fallback(Exception):
+    """The previous pack cannot be reused exactly: build it cold."""
+
+
+def context_key(name: str, options) -> str:
+    """Everything besides the sheets that decides the pack's bytes: its file name (game, pack,
+    paper, options suffix), every print option, and this engine's sources (the faces' own
+    engine is in their keys; page 1 is made again every time)."""
+    digest = hashlib.sha256(f"{VERSION}|{__version__}|{name}|{options!r}".encode())
+    package = Path(__file__).resolve().parent.parent
+    for source in ENGINE_SOURCES:
+        digest.update((package / source).read_bytes())
+    return digest.hexdigest()
+
+
+def sheet_key(placements, marks, page_size, rotations, fold) -> str:
+    parts = [[key, _rect(trim), _rect(clip), bleed, label] for key, _, trim, clip, bleed, label in placements]
+    data = [parts, [[m.x1, m.y1, m.x2, m.y2] for m in marks], list(page_size), rotations or [],
+            [fold.x1, fold.y1, fold.x2, fold.y2] if fold else None]
+    return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:32]
+
+
+def _rect(r) -> list:
+    return [r.x, r.y, r.w, r.h]
+
+
+def _placeholders(resources, depth: int = 0):
+    """(font dictionary, name, font) of every placeholder font (render/canonical.py) in a face's
+    resources, through its nested forms and patterns."""
+    if resources is None or depth > 8:
+        return
+    fonts = resources.get("/Font", {})
+    for name, font in fonts.items():
+        if "/PnpFont" in font:
+            yield fonts, name, font
+    for kind in ("/XObject", "/Pattern"):
+        for inner in resources.get(kind, {}).values():
+            if isinstance(inner, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in inner:
+                yield from _placeholders(inner.Resources, depth + 1)
+
+
+def _group(font) -> str:
+    return f"{str(font.PnpFont[0]).rstrip(',').strip()}|{int(font.PnpFont[1])}"
+
+
+def face_glyphs(resources) -> dict:
+    """{"family|weight": [[gid, width, text], ...]} a cached face draws."""
+    out: dict = {}
+    for _, _, font in _placeholders(resources):
+        out.setdefault(_group(font), []).extend(json.loads(bytes(font.PnpGlyphs)))
+    return out
+
+
+class SheetRecorder(Imposer):
+    """The imposer of a cold build, noting each sheet's key and each face's glyphs for the record."""
+
+    def __init__(self, out: pikepdf.Pdf):
+        super().__init__(out)
+        self.sheets: list[list] = []           # [sheet key, [face keys]] per card sheet, in page order
+        self.glyphs: dict[str, dict] = {}      # face key -> {group: [gids]}
+        self.entries: dict[str, dict] = {}     # face key -> face_glyphs, for faces imported here
+        self.imported: list[str] = []          # face keys imported into out by this imposer
+        self.known: dict = {}                  # the glyph map of the previous build (SheetReuser)
+        self.conflicts: set[str] = set()
+        self.font_names: dict[str, str] = {}
+
+    def form(self, key, page, bleed=0.0, label=""):
+        if key not in self._forms:
+            entries = face_glyphs(page.Resources)
+            self.entries[key] = entries
+            self.glyphs[key] = {g: sorted({e[0] for e in items}) for g, items in entries.items()}
+            self.imported.append(key)
+        return super().form(key, page, bleed, label)
+
+    def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
+        self.sheets.append([sheet_key(placements, marks, page_size, rotations, fold), [p[0] for p in placements]])
+        super().place(page, placements, marks, page_size, rotations, fold)
+
+    def placeholders(self) -> dict:
+        """One (font dictionary, name) per group among the imported faces, before the merge."""
+        seen: dict = {}
+        for key in self.imported:
+            for fonts, name, font in _placeholders(self._forms[key].get("/Resources")):
+                seen.setdefault(_group(font), (fonts, name))
+        return seen
+
+    def note_fonts(self, placeholders: dict) -> None:
+        """After the merge: the name of each group's font in the pack, to find it by next time."""
+        self.font_names.update({g: str(fonts[name].BaseFont) for g, (fonts, name) in placeholders.items()})
+
+    def record_data(self) -> dict:
+        union = _union(self.glyphs)
+        glyph_map, conflicts = _glyph_map(self.known, self.entries)
+        glyph_map = {g: {k: v for k, v in m.items() if k in union[g]} for g, m in glyph_map.items() if g in union}
+        names = {g: n for g, n in self.font_names.items() if g in union}
+        return {"sheets": self.sheets, "faces": self.glyphs, "union": {g: sorted(v) for g, v in union.items()},
+                "glyph_map": glyph_map, "conflicts": sorted(conflicts | self.conflicts),
+                "font_names": names if len(set(names.values())) == len(names) == len(union) else None}
+
+
+class _Pending:
+    """A sheet not yet known to be new or kept."""
+
+    def __init__(self, size):
+        self.size = size
+
+
+class SheetReuser(SheetRecorder):
+    """The imposer of an incremental build: works on the previous pack itself; a sheet whose key
+    it had is kept (its page object), any other is imposed and appended, to be put in place."""
+
+    def __init__(self, old: pikepdf.Pdf, record: dict):
+        super().__init__(old)
+        self.record = record
+        info = record["info_pages"]
+        self.old_pages = [old.pages[info + i].obj for i in range(len(record["sheets"]))]
+        self.by_key: dict[str, collections.deque] = collections.defaultdict(collections.deque)
+        self.where: dict[str, tuple] = {}      # face key -> (old page, slot index) holding its form
+        for i, (key, faces) in enumerate(record["sheets"]):
+            self.by_key[key].append(i)
+            for slot, face in enumerate(faces):
+                self.where.setdefault(face, (i, slot))
+        self.order: list[pikepdf.Object] = []  # the body's page objects, in order
+        self.made: list[pikepdf.Object] = []   # the pages imposed now
+        self.remade: list[pikepdf.Object] = []  # the pack's fonts whose subset was made again
+        self.kept = 0
+        self.known = record["glyph_map"]
+        self.conflicts = set(record["conflicts"])
+        self.font_names = dict(record["font_names"])
+
+    def new_page(self, size):
+        return _Pending(size)
+
+    def form(self, key, page, bleed=0.0, label=""):
+        if key not in self._forms and key in self.where:    # in the old file already: no face opened
+            i, slot = self.where[key]
+            self._forms[key] = self.old_pages[i].Resources.XObject[f"/P{slot}"]
+            self.glyphs[key] = self.record["faces"][key]
+        return super().form(key, page, bleed, label)
+
+    def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
+        key = sheet_key(placements, marks, page_size, rotations, fold)
+        faces = [p[0] for p in placements]
+        if self.by_key.get(key):
+            self.sheets.append([key, faces])
+            self.order.append(self.old_pages[self.by_key[key].popleft()])
+            for face in faces:
+                self.glyphs.setdefault(face, self.record["faces"][face])
+            self.kept += 1
+            return
+        w, h = page.size     # not appended to the old file's page tree (slow there): assemble() orders the pages
+        real = pikepdf.Page(self.out.make_indirect(Dictionary(
+            Type=Name.Page, MediaBox=Array([0, 0, pt(w), pt(h)]), Resources=Dictionary(XObject=Dictionary()))))
+        super().place(real, placements, marks, page_size, rotations, fold)
+        self.order.append(real.obj)
+        self.made.append(real.obj)
+
+    def append_content(self, page, text: str) -> None:
+        raise Fallback("a sheet drawn on after its placements (registration marks)")
+
+    # --- after the sheets ----------------------------------------------------------------------
+    def merge_fonts(self, assets) -> None:
+        """Point the newly imported faces at the pack's fonts, re-making a font's subset (in
+        place) only when the set of glyphs the pack draws with it has changed."""
+        glyph_map, conflicts = _glyph_map(self.known, self.entries)
+        union = _union(self.glyphs)
+        old_union = {g: set(v) for g, v in self.record["union"].items()}
+        if set(union) != set(old_union):
+            raise Fallback("a font is new to the pack or no longer used")
+        fonts = self._old_fonts(set(union))
+        for group, gids in union.items():
+            if gids == old_union[group]:
+                continue
+            if group in conflicts or group in self.conflicts:
+                raise Fallback(f"{group}: a glyph maps to different text on different faces")
+            family, weight = group.rsplit("|", 1)
+            widths = {g: glyph_map[group][g][0] for g in gids if glyph_map[group][g][0] is not None}
+            text = {g: glyph_map[group][g][1] for g in gids if glyph_map[group][g][1]}
+            made = merged_font(self.out, assets, (family, int(weight)), fonts[group], gids, widths, text)
+            for name in list(made.keys()):
+                fonts[group][name] = made[name]
+            self.remade.append(fonts[group])
+            self.font_names[group] = str(fonts[group].BaseFont)
+        for key in self.imported:
+            for font_dict, name, font in list(_placeholders(self._forms[key].get("/Resources"))):
+                font_dict[name] = fonts[_group(font)]
+
+    def _old_fonts(self, groups: set[str]) -> dict:
+        """The pack's merged font objects by group, found through the faces of kept pages."""
+        names = {name: group for group, name in self.record["font_names"].items()}
+        found: dict = {}
+        for page in self.old_pages:
+            for form in page.Resources.get("/XObject", {}).values():
+                _find_fonts(form.get("/Resources"), names, found)
+                if set(found) >= groups:
+                    return found
+        raise Fallback("the previous pack's fonts were not found")
+
+    def assemble(self, info: pikepdf.Pdf) -> pikepdf.Pdf:
+        """The previous pack with the new page 1 and the body pages in order, ready for the
+        outline and metadata (which are made again)."""
+        old = self.out
+        del old.pages[:]
+        old.pages.extend(info.pages)
+        for obj in self.order:
+            old.pages.append(pikepdf.Page(obj))
+        if "/Outlines" in old.Root:
+            del old.Root.Outlines
+        if "/ID" in old.trailer:      # qpdf would keep the old file's first ID; a cold pack has none
+            del old.trailer.ID
+        return old
+
+
+def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:
+    if resources is None or depth > 8:
+        return
+    for font in resources.get("/Font", {}).values():
+        group = names.get(str(font.get("/BaseFont", "")))
+        if group and group not in found:
+            found[group] = font
+    for inner in resources.get("/XObject", {}).values():
+        if "/Resources" in inner:
+            _find_fonts(inner.Resources, names, found, depth + 1)
+
+
+def _union(glyphs: dict) -> dict[str, set]:
+    union: dict[str, set] = {}
+    for sides in glyphs.values():
+        for group, gids in sides.items():
+            union.setdefault(group, set()).update(gids)
+    return union
+
+
+def _glyph_map(known: dict, entries: dict) -> tuple[dict, set]:
+    """{group: {gid: [width, text]}} with the faces' entries added, and the groups where two
+    faces disagree about a glyph (the cold merge keeps the first text, so order would matter)."""
+    out = {g: {int(k): v for k, v in m.items()} for g, m in known.items()}
+    conflicts = set()
+    for sides in entries.values():
+        for group, items in sides.items():
+            table = out.setdefault(group, {})
+            for gid, width, text in items:
+                have = table.get(gid)
+                if have is None:
+                    table[gid] = [width, text]
+                    continue
+                if width is not None and have[0] is not None and width != have[0]:
+                    conflicts.add(group)
+                if text and have[1] and text != have[1]:
+                    conflicts.add(group)
+                table[gid] = [have[0] if width is None else width, have[1] or text]
+    return out, conflicts
+
+
+# --- the record ------------------------------------------------------------------------------
+
+def record_path(project, game_id: str, name: str) -> Path:
+    return project.build / ".cache" / "sheets" / game_id / f"{name}.json"
+
+
+def load(project, game_id: str, name: str, context: str) -> tuple[dict, pikepdf.Pdf] | None:
+    """The record and the previous pack, when both are there, match each other and this build's
+    context; None otherwise (then the pack is built cold)."""
+    path = record_path(project, game_id, name)
+    pdf_path = project.build / game_id / f"{name}.pdf"
+    try:
+        record = json.loads(path.read_text())
+        if not isinstance(record, dict) or record.get("version") != VERSION or record.get("context") != context:
+            return None
+        data = pdf_path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    if hashlib.sha256(data).hexdigest() != record.get("pdf"):
+        return None               # the pack on disk is not the one recorded: never build on it
+    try:
+        return record, pikepdf.open(io.BytesIO(data))
+    except pikepdf.PdfError:
+        return None
+
+
+def forget(project, game_id: str, name: str) -> None:
+    """Before a pack file is replaced: a record must never describe another file."""
+    path = record_path(project, game_id, name)
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    path.unlink(missing_ok=True)
+
+
+def save(project, game_id: str, name: str, context: str, pdf: bytes, info_pages: int, imposer: SheetRecorder) -> None:
+    data = imposer.record_data()
+    if data["font_names"] is None:        # fonts it could not tell apart: nothing to build on next time
+        return
+    record = {"version": VERSION, "context": context, "pdf": hashlib.sha256(pdf).hexdigest(),
+              "info_pages": info_pages, **data}
+    write_atomic(record_path(project, game_id, name), json.dumps(record, separators=(",", ":")).encode(),
+                 durable=False)

@@ -1,0 +1,124 @@
+"""Incremental packs (sheets/sheet_cache.py): a rebuild keeps the sheets whose contents are
+unchanged, re-imposes only the others, and the pack it writes is byte for byte the one a cold
+build writes. Nothing here measures time (that is `make bench`)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+from generator.sheets import sheet_cache
+from tests.conftest import ROOT, pnp
+
+
+def _sizes(target: Path) -> Path:
+    """The fixture game of one small two-sided deck per card size (deck-only: incremental)."""
+    shutil.copytree(ROOT / "tests/fixtures/sizes", target)
+    for shared in ("fonts", "icons"):
+        (target / shared).symlink_to(ROOT / shared)
+    return target
+
+
+def _build(project: Path, *options: str) -> None:
+    result = pnp(project, "build", "sizes", "--paper", "a4", *options)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def kept(monkeypatch):
+    """How many sheets each incremental build kept, and how many body pages it had."""
+    seen = []
+    assemble = sheet_cache.SheetReuser.assemble
+
+    def spy(self, info):
+        seen.append((self.kept, len(self.order)))
+        return assemble(self, info)
+    monkeypatch.setattr(sheet_cache.SheetReuser, "assemble", spy)
+    return seen
+
+
+def _pack(project: Path, suffix: str = "") -> tuple[bytes, bytes]:
+    base = project / f"build/sizes/sizes-1p-a4{suffix}"
+    return base.with_suffix(".pdf").read_bytes(), base.with_suffix(".json").read_bytes()
+
+
+def _edit(project: Path, old: str, new: str) -> None:
+    cards = project / "cards/sizes/poker.yaml"
+    text = cards.read_text(encoding="utf-8")
+    assert old in text
+    cards.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize("options, suffix", [((), ""), (("--duplex", "gutterfold"), "-gutterfold"),
+                                             (("--duplex", "none"), None), (("--sheets", "per-deck"), None)])
+def test_one_changed_card_re_imposes_its_sheets_and_equals_a_cold_build(tmp_path, kept, options, suffix):
+    project = _sizes(tmp_path / "sizes")
+    _build(project, *options)
+    assert kept == []                                   # nothing to build on: cold
+    if suffix is None:
+        suffix = next(p.stem for p in (project / "build/sizes").glob("*.pdf"))[len("sizes-1p-a4"):]
+    # A new glyph in, one out: the pack's font subset must be re-made, in place.
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project, *options)
+    manifest = json.loads(_pack(project, suffix)[1])
+    body = [e for e in manifest["pages"] if e["role"] != "info"]
+    changed = [e for e in body if any(s["card"] == "poker/b" and s["side"] == "front" for s in e["slots"])]
+    assert 0 < len(changed) < len(body)
+    assert kept == [(len(body) - len(changed), len(body))]
+    incremental = _pack(project, suffix)
+
+    shutil.rmtree(project / "build")                    # the same cards, cold
+    _build(project, *options)
+    assert _pack(project, suffix) == incremental
+    assert len(pikepdf.open(project / f"build/sizes/sizes-1p-a4{suffix}.pdf").pages) == len(manifest["pages"])
+
+
+def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    pdf = project / "build/sizes/sizes-1p-a4.pdf"
+    pdf.write_bytes(pdf.read_bytes().replace(b"/Producer", b"/Produced"))
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project)
+    assert kept == []                                   # the recorded hash no longer matches: cold
+
+
+@pytest.mark.parametrize("damage", ["garbage", "folder", "another file"])
+def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
+    assert record.is_file()
+    if damage == "garbage":
+        record.write_text("{nope")
+    elif damage == "folder":
+        record.unlink()
+        record.mkdir()
+    else:
+        data = json.loads(record.read_text())
+        data["sheets"][0][0] = "0" * 32                 # it no longer describes that file's first sheet
+        data["pdf"] = "0" * 64
+        record.write_text(json.dumps(data))
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project)
+    assert kept == []
+    incremental = _pack(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert _pack(project) == incremental
+
+
+def test_a_pack_with_more_than_card_sheets_is_built_cold(tmp_path, kept):
+    """A rulebook (like boards, tokens or tuck boxes) is not a sheet the cache can keep: such a
+    pack is made whole every time, and no record is kept for it."""
+    project = _sizes(tmp_path / "sizes")
+    (project / "cards/sizes/rulebook").mkdir()
+    (project / "cards/sizes/rulebook/zh-Hans.md").write_text("# 规则\n\n每人抽一张牌。\n", encoding="utf-8")
+    _build(project)
+    assert not (project / "build/.cache/sheets/sizes").exists()
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project)
+    assert kept == []

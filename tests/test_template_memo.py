@@ -1,0 +1,133 @@
+"""The template memo (render/template_memo.py): a rebuild runs a card's template only when
+something it sees or looked up changed, and what it skips is exactly what it would have given.
+
+Template runs are counted by wrapping CardRenderer._fragment; which cards must run again is
+worked out here from the fixture's files (tests/fixtures/inputs-game), not asked of the engine.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.render.cards import CardRenderer
+from generator.sheets.kit import build_game
+from generator.source.assets import Assets
+from generator.source.project import ENGINE_TEMPLATES, Project, isolate_fonts
+from tests.conftest import pnp
+from tests.test_inputs import GAME, PACK, _replace, make, people
+
+ALL_FACES = sorted([f"people/{c['id']}" for c in people()] + [f"goods/{g}" for g in ("salt", "silk", "jade")])
+
+
+@pytest.fixture
+def runs(monkeypatch) -> list[str]:
+    """The cards whose template ran (full size only: a fit step is a render, not a key)."""
+    ran: list[str] = []
+    original = CardRenderer._fragment
+
+    def counted(self, face, fit):
+        if fit == 1.0 and face.side == "face":
+            ran.append(face.card.uid)
+        return original(self, face, fit)
+    monkeypatch.setattr(CardRenderer, "_fragment", counted)
+    return ran
+
+
+def build(project: Path) -> list[str]:
+    proj = Project.at(project)
+    isolate_fonts(proj)
+    _, fresh = build_game(proj, Assets(proj), GAME, [2], ["a4"], say=lambda _: None)
+    return sorted(fresh)
+
+
+def test_a_rebuild_runs_only_the_templates_whose_inputs_changed(tmp_path, runs):
+    project = make(tmp_path / "p")
+    build(project)
+    assert sorted(runs) == ALL_FACES
+    runs.clear()
+    assert build(project) == [] and runs == []
+    _replace(project / "cards/inputs/people.yaml", "name: Baker", "name: Bakerin")
+    assert build(project) == ["people/baker (face)"] and runs == ["people/baker"]
+    runs.clear()
+    _replace(project / "templates/inputs/banner.html", "banner", "banner wide")     # included by people's faces
+    build(project)
+    assert sorted(runs) == sorted(f"people/{c['id']}" for c in people())
+
+
+def test_a_template_that_reads_other_cards_runs_again_when_they_change(tmp_path, runs):
+    project = make(tmp_path / "p")
+    _replace(project / "templates/inputs/good.html", "</div>", "</div><i>{{ decks.people | length }}</i>")
+    build(project)
+    runs.clear()
+    _replace(project / "cards/inputs/people.yaml", "name: Baker", "name: Bakerin")
+    build(project)
+    goods = sorted(f"goods/{g}" for g in ("salt", "silk", "jade"))
+    assert sorted(runs) == sorted(goods + ["people/baker"])      # goods read decks; other people did not
+
+
+def test_a_file_appearing_where_the_engine_looked_first_is_seen(tmp_path, runs):
+    """A stylesheet or template found in the engine's folder depends on the project having none
+    of that name: that absence is recorded, and a file put there runs the templates again."""
+    project = make(tmp_path / "p")
+    _replace(project / "templates/inputs/person.html", '<div class="name">',
+             '<div class="name" data-sheet="{{ stylesheet(\'base/ink-saver.css\') }}">')
+    build(project)
+    memo = json.loads((project / "build/.cache/templates/inputs-en.json").read_text())
+    recorded = {name: sha for inputs in memo["inputs"] for name, sha in inputs.items()}
+    assert recorded["templates/base/ink-saver.css"] == "-"              # looked for, absent
+    assert recorded["templates/inputs/banner.html"] != "-"
+    assert recorded[str(ENGINE_TEMPLATES / "inputs/banner.html")] == "-"  # the engine's place, after the project's
+    runs.clear()
+    (project / "templates/base").mkdir()
+    shutil.copy(ENGINE_TEMPLATES / "base/ink-saver.css", project / "templates/base/ink-saver.css")
+    rendered = build(project)
+    assert sorted(runs) == sorted(f"people/{c['id']}" for c in people())    # the goods never asked
+    assert rendered == sorted(f"people/{c['id']} (face)" for c in people())
+
+
+def test_a_too_coarse_picture_is_still_reported_when_its_template_is_skipped(tmp_path):
+    from PIL import Image
+    project = make(tmp_path / "p")
+    Image.new("RGB", (200, 280), (9, 9, 9)).save(project / "cards/inputs/art/smith.jpg")
+    args = ("build", GAME, "--players", "2", "--paper", "a4", "--draft")
+    first = pnp(project, *args)
+    assert first.exit_code == 0 and "prints at" in first.output
+    _replace(project / "cards/inputs/people.yaml", "name: Baker", "name: Bakerin")    # not the smith
+    again = pnp(project, *args)
+    assert again.exit_code == 0 and "rendered 1 face" in again.output
+    assert [line for line in first.output.splitlines() if "prints at" in line] == \
+        [line for line in again.output.splitlines() if "prints at" in line]
+    refused = pnp(project, "build", GAME, "--players", "2", "--paper", "a4")
+    assert refused.exit_code == 1 and "smith" in refused.output and "prints at" in refused.output
+
+
+def test_the_stamp_still_covers_templates_no_build_ran(tmp_path):
+    project = make(tmp_path / "p")
+    args = ("build", GAME, "--players", "2", "--paper", "a4")
+    assert pnp(project, *args).exit_code == 0
+    (project / "pnp.toml").write_text('[print]\nduplex = "short"\n')   # a rebuild that runs no template
+    assert "rendered 0 faces" in pnp(project, *args).output
+    _replace(project / "templates/inputs/banner.html", "banner", "banner wide")
+    result = pnp(project, *args)
+    assert "up to date" not in result.output and f"rendered {len(people())} faces" in result.output
+
+
+@pytest.mark.parametrize("damage", ["garbage", "folder", "wrong shape"])
+def test_a_damaged_memo_is_an_empty_one(tmp_path, runs, damage):
+    project = make(tmp_path / "p")
+    build(project)
+    cold = (project / PACK).read_bytes()
+    memo = project / "build/.cache/templates/inputs-en.json"
+    assert memo.is_file()
+    if damage == "folder":
+        memo.unlink()
+        memo.mkdir()
+    else:
+        memo.write_text("{oops" if damage == "garbage" else '{"version": "1", "inputs": [], "entries": {"x": [1, 2]}}')
+    runs.clear()
+    shutil.rmtree(project / "build/inputs")
+    build(project)
+    assert sorted(runs) == ALL_FACES and (project / PACK).read_bytes() == cold

@@ -1,36 +1,65 @@
 """Write files so that a reader (or a killed build) never sees half of one.
 
 Data goes to a temporary file in the target folder, is flushed to disk, then renamed
-over the target in one step (os.replace is atomic on one file system).
+over the target in one step (os.replace is atomic on one file system). Until then the
+previous file stays as it was; a failed write leaves nothing behind (a killed process
+may leave a hidden `.<name>.*.tmp` beside the target, never a half-written target).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
-    commit(stage(path, data, durable), path)
+    with writing(path, durable) as handle:
+        handle.write(data)
+
+
+@contextlib.contextmanager
+def writing(path: Path, durable: bool = True) -> Iterator[BinaryIO]:
+    """A binary file handle whose contents replace path only when the block ends without an
+    error; on an error the temporary file is removed and path is left as it was. For outputs
+    too large to hold in memory (a zip of thousands of images), written piece by piece."""
+    with _staging(path, durable) as (handle, tmp):
+        yield handle
+    try:
+        commit(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def stage(path: Path, data: bytes, durable: bool = True) -> Path:
-    """Write data to a temporary file beside path; return its name. `durable` flushes it to
-    disk first, so it survives a power cut, not only a killed process (costly per file,
-    so caches, which a later build can rebuild, skip it)."""
+    """Write data to a temporary file beside path; return its name, for commit() to put in place
+    later (a build that writes several files commits them only once all are checked)."""
+    with _staging(path, durable) as (handle, tmp):
+        handle.write(data)
+    return tmp
+
+
+@contextlib.contextmanager
+def _staging(path: Path, durable: bool) -> Iterator[tuple[BinaryIO, Path]]:
+    """A new temporary file beside path (the same file system, so the rename is atomic), open for
+    writing, and its name; removed if the block fails. `durable` flushes it to disk at the end,
+    so it survives a power cut, not only a killed process (costly per file, so caches, which a
+    later build can rebuild, skip it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle, tmp
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, 0o644)            # mkstemp makes it 0600; outputs are ordinary files
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
-    return Path(tmp)
 
 
 def commit(tmp: Path, path: Path) -> None:

@@ -3,6 +3,7 @@ read back (image sizes, counts, names, JSON structure, page geometry)."""
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 from collections import Counter
@@ -15,7 +16,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import GAMES, built, pnp
-from generator.export.shops import SHOPS, product_for
+from generator.export.shops import SHOPS, ZIP_TIME, product_for
 from generator.export.tts import MAX_COLS, MAX_PX, MAX_ROWS, PER_SHEET
 
 PT_PER_IN = 72
@@ -134,6 +135,78 @@ def test_shop_products_match_within_two_millimetres():
     assert product_for("tgc", (95, 126)) is None
     assert {p.size_px(300) for p in SHOPS["tgc"] if p.name == "poker"} == {(825, 1125)}
 
+
+
+# --- streamed to disk, in place in one step ------------------------------------------------------
+
+def _mpc_zip(kit) -> Path:
+    result = pnp(kit.project, "export", "cephiro-pillar", "--shop", "mpc")
+    assert result.exit_code == 0, result.output
+    return kit.folder / "cephiro-pillar-5p-mpc-300dpi-zh-Hans.zip"
+
+
+def test_the_streamed_zip_is_the_one_zipfile_makes_in_memory(cephiro_built):
+    """Written to disk entry by entry, the zip holds the very bytes zipfile gives for the same entries
+    in memory (as the export wrote it before it streamed), and the same bytes on every run."""
+    path = _mpc_zip(cephiro_built)
+    data = path.read_bytes()
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert {info.date_time for info in archive.infolist()} == {ZIP_TIME}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as again:
+        for info in archive.infolist():
+            entry = zipfile.ZipInfo(info.filename, info.date_time)
+            entry.compress_type = info.compress_type
+            again.writestr(entry, archive.read(info))
+    assert buffer.getvalue() == data
+    assert _mpc_zip(cephiro_built).read_bytes() == data
+    # every copy of a card is the one image's bytes
+    copies = [archive.read(n) for n in archive.namelist() if re.fullmatch(r"power-red-2-\d+\.png", n)]
+    assert len(copies) > 1 and len(set(copies)) == 1
+
+
+@pytest.mark.parametrize("failure,code", [(OSError(errno.ENOSPC, "No space left on device"), 1),
+                                          (KeyboardInterrupt(), 130)])
+def test_an_export_that_fails_mid_zip_leaves_the_previous_zip(cephiro_built, monkeypatch, failure, code):
+    """A full disk (or Ctrl-C) after a few images: the zip at the target is still the previous one,
+    whole, and no temporary file is left beside it. While the new zip is written the target is the
+    previous one too, so a build killed at any point leaves it."""
+    from generator.export import shops
+    path = _mpc_zip(cephiro_built)
+    previous = path.read_bytes()
+    written, entry = [], shops._entry
+
+    def failing(archive, name, data, *args):
+        if len(written) == 5:
+            assert path.read_bytes() == previous
+            raise failure
+        written.append(name)
+        entry(archive, name, data, *args)
+
+    monkeypatch.setattr(shops, "_entry", failing)
+    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "mpc")
+    assert result.exit_code == code, result.output
+    assert len(written) == 5
+    assert path.read_bytes() == previous
+    assert not [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_writing_replaces_the_file_only_when_the_block_ends_well(tmp_path):
+    from generator.atomic import writing
+    target = tmp_path / "out" / "kit.zip"
+    with writing(target, durable=False) as handle:
+        handle.write(b"first")
+    assert target.read_bytes() == b"first" and target.stat().st_mode & 0o777 == 0o644
+    with pytest.raises(ValueError):
+        with writing(target) as handle:
+            handle.write(b"half of the second")
+            assert target.read_bytes() == b"first"
+            raise ValueError("the build failed")
+    assert target.read_bytes() == b"first"
+    assert [p.name for p in target.parent.iterdir()] == ["kit.zip"]
+    with writing(target) as handle:
+        handle.write(b"second")
+    assert target.read_bytes() == b"second" and [p.name for p in target.parent.iterdir()] == ["kit.zip"]
 
 def test_dtc_pdf_is_one_card_per_page_with_its_back_after_it(cephiro_built):
     result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "dtc")

@@ -20,7 +20,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from generator.source.assets import Assets
-from generator.atomic import write_atomic
+from generator.atomic import writing
 from generator.sheets.kit import check_game, faces_for, pick_pack
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
@@ -121,8 +121,8 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     rules = pack_rulebook(project, assets, game, renderer, pack)
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi{game.name_suffix}"
     decks_left = [(deck, sum(n for _, n in game.pack_cards(pack, deck.id)), why) for deck, why in skipped]
-    write_atomic(base.with_suffix(".zip"), _zip(items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key],
-                                                rules, decks_left))
+    with writing(base.with_suffix(".zip")) as handle:     # streamed: memory stays flat however many copies
+        _zip(handle, items, images, shop, dpi, pieces, left_out, game.piece_counts[pack.key], rules, decks_left)
     written = [project.display(base.with_suffix(".zip"))]
     say(f"wrote {written[0]} ({count(sum(len(i.names()) for i in items), 'card image')}, "
         f"{count(sum(i.copies for i in items if i.side == 'face'), 'card')}, {count(len(pieces), 'piece image')}"
@@ -132,7 +132,8 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
         pictures = {}
         if profile is not None:
             items, rendered, pictures = _own_colour_faces(project, assets, game, pack, shop, dpi, jobs)
-        write_atomic(target, shop_pdf(game, items, rendered, assets, dpi, profile, pictures))
+        with writing(target) as handle:
+            shop_pdf(handle, game, items, rendered, assets, dpi, profile, pictures)
         written.append(project.display(target))
         say(f"wrote {written[-1]} (one card per page, each back after its front"
             f"{f'; PDF/X-4 for the printing condition of {profile.name}' if profile else ''})")
@@ -216,22 +217,29 @@ def _rulebook_said(rules) -> str:
     return f", the rulebook ({count(rules.pages, 'page')})" if rules else ""
 
 
-def _zip(items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_out=(), counts=None,
-         rules=None, decks_left=()) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:   # PNGs are compressed already
+def _zip(handle, items: list[Item], images: dict, shop: str, dpi: int, pieces=(), left_out=(), counts=None,
+         rules=None, decks_left=()) -> None:
+    """Write the archive to an open file, entry by entry: every copy of an image is written from
+    the one image's bytes (`images` holds each distinct image once), and nothing gathers the
+    archive in memory, so 10,000 copies cost disk, not RAM."""
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:   # PNGs are compressed already
         for item in items:
             for name in item.names():
-                archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), images[(item.face_key, item.frame)])
+                _entry(archive, name, images[(item.face_key, item.frame)])
         for image in pieces:
             for name in _piece_names(image, counts):
-                archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), image.png)
+                _entry(archive, name, image.png)
         if rules is not None:
-            archive.writestr(zipfile.ZipInfo(RULEBOOK_FILE, ZIP_TIME), rules.pdf)
-        info = zipfile.ZipInfo("counts.csv", ZIP_TIME)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        archive.writestr(info, _counts_csv(items, shop, dpi, pieces, left_out, counts or {}, rules, decks_left))
-    return buffer.getvalue()
+            _entry(archive, RULEBOOK_FILE, rules.pdf)
+        _entry(archive, "counts.csv", _counts_csv(items, shop, dpi, pieces, left_out, counts or {}, rules, decks_left),
+               zipfile.ZIP_DEFLATED)
+
+
+def _entry(archive: zipfile.ZipFile, name: str, data: bytes | str, compression: int = zipfile.ZIP_STORED) -> None:
+    """One file into the zip, stamped ZIP_TIME so the same cards give the same bytes."""
+    info = zipfile.ZipInfo(name, ZIP_TIME)
+    info.compress_type = compression
+    archive.writestr(info, data)
 
 
 def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), counts=None, rules=None,
@@ -279,10 +287,12 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, profile=None, pictures=None) -> bytes:
-    """One card per page at the product's size (trim + the shop's bleed), each back after
-    its front, every copy; TrimBox and BleedBox on every page. The face sits on the page
-    exactly as in its PNG (same scale, centred)."""
+def shop_pdf(out, game: Game, items: list[Item], rendered, assets: Assets, dpi: int, profile=None,
+             pictures=None) -> None:
+    """Write to the open file `out` one card per page at the product's size (trim + the shop's
+    bleed), each back after its front, every copy; TrimBox and BleedBox on every page. The face
+    sits on the page exactly as in its PNG (same scale, centred). Every copy's page draws the
+    one form of its face, so copies add pages, not images."""
     from generator.render.fontmerge import merge_fonts
     pdf = pikepdf.new()
     imposer = Imposer(pdf)
@@ -297,9 +307,7 @@ def shop_pdf(game: Game, items: list[Item], rendered, assets: Assets, dpi: int, 
         from generator.export.pdfx import make_pdfx, tag_pictures
         tag_pictures(pdf, pictures or {})
         make_pdfx(pdf, f"{game.spec.title} — {SHOP_NAMES['dtc']}", profile)
-    buffer = io.BytesIO()
-    pdf.save(buffer, deterministic_id=True, compress_streams=True, min_version="1.6" if profile else "")
-    return buffer.getvalue()
+    pdf.save(out, deterministic_id=True, compress_streams=True, min_version="1.6" if profile else "")
 
 
 def _card_page(pdf: pikepdf.Pdf, imposer: Imposer, item: Item, rendered, dpi: int) -> None:

@@ -126,17 +126,19 @@ class _Pages(dict):
 
     def __missing__(self, key: str):
         rendered = self._rendered
-        key = rendered.keys.get(key, key)
-        if key not in rendered.stored:
+        real = rendered.keys.get(key, key)          # asked for by its direct key
+        if real != key and dict.__contains__(self, real):
+            return dict.__getitem__(self, real)
+        if real not in rendered.stored:
             raise KeyError(key)
-        data = rendered.cache.read(key, rendered.stored.pop(key))
+        data = rendered.cache.read(real, rendered.stored.pop(real))
         if data is None:
-            raise PnpError(Problem(rendered.cache.display(key), None, "this face cache entry was damaged while the "
+            raise PnpError(Problem(rendered.cache.display(real), None, "this face cache entry was damaged while the "
                                    "build ran", "build again: it will be rendered anew"))
         pdf = pikepdf.open(io.BytesIO(data))
         rendered.pdfs.append(pdf)
-        self[key] = pdf.pages[0]
-        return self[key]
+        self[real] = pdf.pages[0]
+        return self[real]
 
 
 @dataclass

@@ -157,9 +157,11 @@ def _glyph_count(program) -> int | None:
     return count or None        # 0: a bare CFF program or unreadable, not counted
 
 
-def fonts(pdf: pikepdf.Pdf) -> dict:
+def fonts(pdf: pikepdf.Pdf, memo=None) -> dict:
     """Every font the document draws with, what it embeds and which glyphs it uses.
-    A form XObject shared by many pages (a card back) is read once."""
+    A form XObject shared by many pages (a card back) is read once. With a memo
+    (check/checked.py), a form whose raw bytes an earlier check read has its glyphs taken from
+    there instead of parsed again; they still count against this file's fonts."""
     uses: dict = {}
     seen: set = set()
 
@@ -167,25 +169,8 @@ def fonts(pdf: pikepdf.Pdf) -> dict:
         if depth > 8 or resources is None:
             return
         font_dict = resources.get("/Font", {})
-        current = None
-        try:   # only the operators that matter here: the parse is done in C++
-            instructions = pikepdf.parse_content_stream(content_owner, "Tf Tj TJ ' \"")
-        except pikepdf.PdfError:
+        if not _text_drawn(content_owner, font_dict, uses, memo):
             return
-        for operands, op in instructions:
-            op = str(op)
-            if op == "Tf":
-                font = font_dict.get(str(operands[0]))
-                current = _use(uses, font) if font is not None else None
-            elif op in ("Tj", "'", '"', "TJ") and current is not None:
-                strings = operands[-1] if op == "TJ" else [operands[-1]]
-                for item in strings:
-                    if isinstance(item, pikepdf.String):
-                        data = bytes(item)
-                        if current.subtype == "/Type0":
-                            current.used.update(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data) - 1, 2))
-                        else:
-                            current.used.update(data)
         for xobj in resources.get("/XObject", {}).values():
             if xobj.get("/Subtype") == "/Form" and xobj.objgen not in seen:
                 if xobj.is_indirect:
@@ -195,6 +180,66 @@ def fonts(pdf: pikepdf.Pdf) -> dict:
     for page in pdf.pages:
         scan(page, page.Resources)
     return uses
+
+
+def _text_drawn(content_owner, font_dict, uses: dict, memo) -> bool:
+    """Add the glyphs one content stream draws to uses, from the memo when it has them;
+    False when the stream cannot be parsed."""
+    key = memo.form_key(content_owner) if memo is not None and isinstance(content_owner, pikepdf.Stream) else None
+    recorded = memo.glyphs(key) if key else None
+    if recorded is not None and _replay(recorded, font_dict, uses):
+        return True
+    drawn = _scan_text(content_owner, font_dict, uses)
+    if drawn is None:
+        return False
+    if key:
+        memo.remember_glyphs(key, drawn)
+    return True
+
+
+def _replay(recorded: list, font_dict, uses: dict) -> bool:
+    """Recorded glyphs into uses, in the order the fonts were first selected (as a parse adds
+    them); False, adding nothing, if a name now names a font of another kind (the bytes would
+    decode to other glyph ids)."""
+    fonts = [font_dict.get(name) for name, _, _ in recorded]
+    if any(font is not None and str(font.get("/Subtype")) != subtype for font, (_, subtype, _) in zip(fonts, recorded)):
+        return False
+    for font, (_, _, gids) in zip(fonts, recorded):
+        if font is not None:
+            _use(uses, font).used.update(gids)
+    return True
+
+
+def _scan_text(content_owner, font_dict, uses: dict) -> list | None:
+    """Parse one content stream's text operators into uses; what it draws, as [(font resource
+    name, font subtype, glyph ids)] in the order the fonts are first selected, or None when it
+    cannot be parsed."""
+    drawn: dict[str, tuple[str, set]] = {}
+    current = name = None
+    try:   # only the operators that matter here: the parse is done in C++
+        instructions = pikepdf.parse_content_stream(content_owner, "Tf Tj TJ ' \"")
+    except pikepdf.PdfError:
+        return None
+    for operands, op in instructions:
+        op = str(op)
+        if op == "Tf":
+            name = str(operands[0])
+            font = font_dict.get(name)
+            current = _use(uses, font) if font is not None else None
+            if current is not None:
+                drawn.setdefault(name, (current.subtype, set()))
+        elif op in ("Tj", "'", '"', "TJ") and current is not None:
+            strings = operands[-1] if op == "TJ" else [operands[-1]]
+            for item in strings:
+                if isinstance(item, pikepdf.String):
+                    data = bytes(item)
+                    if current.subtype == "/Type0":
+                        glyphs = {int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data) - 1, 2)}
+                    else:
+                        glyphs = set(data)
+                    current.used.update(glyphs)
+                    drawn[name][1].update(glyphs)
+    return [[n, subtype, sorted(g)] for n, (subtype, g) in drawn.items()]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,10 @@ page and the card or piece. Checks:
   - every glyph on a card (its box measured in the file) lies inside the card's safe area;
   - a page holding a single board carries a TrimBox and a BleedBox;
   - every rulebook page lies inside the sheet's printable area, and no fold or staple mark enters one.
+
+A build passes a memo (check/checked.py): the card and rulebook pages, and the forms' glyphs, that
+an earlier passing check read in the very same bytes are taken from its record; the rest, and the
+cheap checks, are read from the file in full. `pnp preflight` checks everything.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import pikepdf
 import pypdfium2 as pdfium
 
 from generator.geometry import MIN_MARGIN, Rect, back_placement
+from generator.check.checked import Memo
 from generator.check.pdfread import MM, font_resources, fonts, images, walk
 from generator.source.words import count
 
@@ -53,7 +58,8 @@ class Report:
                 f"{count(self.boards, 'board page')}, {count(len(self.fonts), 'font')} embedded, {images} — {result}")
 
 
-def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | None = None) -> Report:
+def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | None = None,
+              memo: Memo | None = None) -> Report:
     manifest_path = manifest_path or pdf_path.with_suffix(".json")
     report = Report(display or str(pdf_path))
     try:
@@ -70,22 +76,67 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     if report.pages != len(manifest["pages"]):
         report.findings.append(f"the PDF has {report.pages} pages, the manifest lists {len(manifest['pages'])}")
         return report
-    _check_cards(pdf, manifest, report)
-    _check_safe_text(pdf_path, manifest, report)
+    if memo is not None:
+        memo.begin()
+    uses = fonts(pdf, memo)          # before the pages: a page key hashes the glyphs its forms draw
+    pages = _Pages(memo, manifest) if memo is not None else None
+    _check_cards(pdf, manifest, report, pages)
+    _check_safe_text(pdf_path, manifest, report, pages)
     _check_boards(pdf, manifest, report)
-    _check_rulebook(pdf, manifest, report)
-    _check_fonts(pdf, report)
+    _check_rulebook(pdf, manifest, report, pages)
+    _check_fonts(uses, report)
     _check_font_resources(pdf, report)
-    _check_fonts_selected(pdf, report)
+    _check_fonts_selected(pdf, report, pages)
     _check_images(pdf, report)
+    if pages is not None:
+        pages.record()
     return report
+
+
+class _Pages:
+    """One preflight's use of a memo: each card and rulebook page's key, the pages taken from the
+    record, and the ones checked in full with what they passed with (a page with a finding in any
+    check is never recorded)."""
+
+    def __init__(self, memo: Memo, manifest: dict):
+        self.memo = memo
+        options = manifest.get("print", {})
+        self.options = [options.get("duplex", "long"), options.get("back_offset_mm", (0, 0))]
+        self.declared = {c["id"]: [c.get("trim_mm"), c.get("safe_mm")] for c in manifest["components"]
+                         if c["kind"] == "deck"}
+        self.keys: dict[int, str | None] = {}
+        self.taken: set[int] = set()
+        self.passed: dict[int, list] = {}
+        self.failed: set[int] = set()
+
+    def recorded(self, page, entry: dict, front: list[Rect] | None = None) -> list | None:
+        """The trims this page passed with before, or None: check it in full."""
+        components = {str(s.get("component", entry.get("component"))) for s in entry["slots"]}
+        facts = [entry, self.options, {c: self.declared.get(c) for c in sorted(components)},
+                 [[t.x, t.y, t.w, t.h] for t in front] if front is not None else None]
+        key = self.keys[entry["number"]] = self.memo.page_key(page, facts)
+        found = self.memo.page(key)
+        if found is not None:
+            self.taken.add(entry["number"])
+        return found
+
+    def done(self, number: int, trims: list[Rect], clean: bool) -> None:
+        if clean:
+            self.passed[number] = [[t.x, t.y, t.w, t.h] for t in trims]
+        else:
+            self.failed.add(number)
+
+    def record(self) -> None:
+        for number, trims in self.passed.items():
+            if number not in self.failed and self.keys.get(number):
+                self.memo.remember_page(self.keys[number], trims)
 
 
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= TOLERANCE
 
 
-def _check_cards(pdf, manifest, report: Report) -> None:
+def _check_cards(pdf, manifest, report: Report, pages: _Pages | None = None) -> None:
     declared = {c["id"]: c for c in manifest["components"] if c["kind"] == "deck"}
     print_opts = manifest.get("print", {})
     duplex, offset = print_opts.get("duplex", "long"), tuple(print_opts.get("back_offset_mm", (0, 0)))
@@ -94,7 +145,14 @@ def _check_cards(pdf, manifest, report: Report) -> None:
         if not entry["role"].startswith("cards"):
             continue
         number = entry["number"]
-        placed, segments = walk(pdf.pages[number - 1])
+        page, findings = pdf.pages[number - 1], len(report.findings)
+        if pages is not None:
+            recorded = pages.recorded(page, entry, measured.get(entry.get("front_page")))
+            if recorded is not None:
+                report.cards += sum(slot["side"] == "front" for slot in entry["slots"])
+                measured[number] = [Rect(*t) for t in recorded]
+                continue
+        placed, segments = walk(page)
         if len(placed) != len(entry["slots"]):
             report.findings.append(f"page {number}: {len(placed)} cards placed, the manifest lists "
                                    f"{len(entry['slots'])}")
@@ -129,6 +187,8 @@ def _check_cards(pdf, manifest, report: Report) -> None:
             _check_fold(entry, trims, report)
         if entry["role"] == "cards-back" and len(trims) == len(entry["slots"]):
             _check_back(entry, trims, measured.get(entry.get("front_page")), placed, duplex, offset, report)
+        if pages is not None:
+            pages.done(number, trims, len(report.findings) == findings)
 
 
 def _check_cutter(entry, placed, report: Report) -> None:
@@ -157,18 +217,22 @@ def _inside(rect: Rect, area: Rect) -> bool:
 SAFE_TOLERANCE = 0.25      # mm: a glyph's outline may touch the safe line
 
 
-def _check_safe_text(pdf_path: Path, manifest, report: Report) -> None:
+def _check_safe_text(pdf_path: Path, manifest, report: Report, pages: _Pages | None = None) -> None:
     """Every glyph on a card, measured in the written file, lies inside the card's safe area:
     a stylesheet that enlarges text past it would otherwise print it into the cut."""
     safe = {c["id"]: c.get("safe_mm") for c in manifest["components"] if c["kind"] == "deck"}
-    pages = [e for e in manifest["pages"] if e["role"].startswith("cards")
-             and any(safe.get(s.get("component", e.get("component"))) for s in e["slots"])]
-    if not pages:
+    entries = [e for e in manifest["pages"] if e["role"].startswith("cards")
+               and any(safe.get(s.get("component", e.get("component"))) for s in e["slots"])
+               and not (pages is not None and e["number"] in pages.taken)]
+    if not entries:
         return
     document = pdfium.PdfDocument(str(pdf_path))
     try:
-        for entry in pages:
+        for entry in entries:
+            findings = len(report.findings)
             _safe_text_on_page(document[entry["number"] - 1], entry, safe, report)
+            if pages is not None and len(report.findings) > findings:
+                pages.failed.add(entry["number"])
     finally:
         document.close()
 
@@ -252,29 +316,39 @@ def _check_boards(pdf, manifest, report: Report) -> None:
                                        f"{' and '.join(m[1:] for m in missing)}")
 
 
-def _check_rulebook(pdf, manifest, report: Report) -> None:
+def _check_rulebook(pdf, manifest, report: Report, pages: _Pages | None = None) -> None:
     for entry in manifest["pages"]:
         if entry["role"] != "rulebook":
             continue
-        number = entry["number"]
-        w, h = entry["size"]
-        placed, segments = walk(pdf.pages[number - 1])
-        expected = [s for s in entry["slots"] if s["page"]]
-        if len(placed) != len(expected):
-            report.findings.append(f"page {number}: {len(placed)} rulebook pages placed, the manifest lists {len(expected)}")
+        page, findings = pdf.pages[entry["number"] - 1], len(report.findings)
+        if pages is not None and pages.recorded(page, entry) is not None:
             continue
-        for item, slot in zip(placed, expected):
-            r = item.rect
-            if r.x < MIN_MARGIN - TOLERANCE or r.y < MIN_MARGIN - TOLERANCE or r.x + r.w > w - MIN_MARGIN + TOLERANCE \
-                    or r.y + r.h > h - MIN_MARGIN + TOLERANCE:
-                report.findings.append(f"page {number}, rulebook page {slot['page']}: outside the printable area "
-                                       f"({MIN_MARGIN:g} mm from the edge)")
-            if any(_crosses(seg, r) for seg in segments):
-                report.findings.append(f"page {number}, rulebook page {slot['page']}: a fold or staple mark enters it")
+        _rulebook_page(page, entry, report)
+        if pages is not None:
+            pages.done(entry["number"], [], len(report.findings) == findings)
 
 
-def _check_fonts(pdf, report: Report) -> None:
-    for use in fonts(pdf).values():
+def _rulebook_page(page, entry, report: Report) -> None:
+    number = entry["number"]
+    w, h = entry["size"]
+    placed, segments = walk(page)
+    expected = [s for s in entry["slots"] if s["page"]]
+    if len(placed) != len(expected):
+        report.findings.append(f"page {number}: {len(placed)} rulebook pages placed, the manifest lists {len(expected)}")
+        return
+    for item, slot in zip(placed, expected):
+        r = item.rect
+        if r.x < MIN_MARGIN - TOLERANCE or r.y < MIN_MARGIN - TOLERANCE or r.x + r.w > w - MIN_MARGIN + TOLERANCE \
+                or r.y + r.h > h - MIN_MARGIN + TOLERANCE:
+            report.findings.append(f"page {number}, rulebook page {slot['page']}: outside the printable area "
+                                   f"({MIN_MARGIN:g} mm from the edge)")
+        if any(_crosses(seg, r) for seg in segments):
+            report.findings.append(f"page {number}, rulebook page {slot['page']}: a fold or staple mark enters it")
+
+
+def _check_fonts(uses: dict, report: Report) -> None:
+    """`uses`: pdfread.fonts of the file."""
+    for use in uses.values():
         if not use.used:
             continue
         name = use.name.lstrip("/")
@@ -288,28 +362,36 @@ def _check_fonts(pdf, report: Report) -> None:
                                    f"(ids {', '.join(map(str, use.missing[:5]))})")
 
 
-def _check_fonts_selected(pdf, report: Report) -> None:
+def _check_fonts_selected(pdf, report: Report, pages: _Pages | None = None) -> None:
     """Every font a page or form selects (Tf) is in its resources: a viewer draws text set in a
     missing one in some substitute font, or not at all."""
-    seen: set = set()
+    faulty: dict = {}       # form -> whether it or a form inside it selects a font not listed
 
-    def visit(owner, inherited, where: str) -> None:
+    def visit(owner, inherited, where: str) -> bool:
         resources = owner.get("/Resources") or inherited
         fonts = resources.get("/Font", {}) if isinstance(resources, pikepdf.Dictionary) else {}
         try:
             selected = {str(ops[0]) for ops, _ in pikepdf.parse_content_stream(owner, "Tf")}
         except pikepdf.PdfError:
-            return
-        for name in sorted(selected - set(fonts.keys())):
+            return False
+        missing = sorted(selected - set(fonts.keys()))
+        for name in missing:
             report.findings.append(f"{where}: text is set in font {name}, which its resources do not list")
+        found = bool(missing)
         xobjects = resources.get("/XObject", {}) if isinstance(resources, pikepdf.Dictionary) else {}
         for key, form in xobjects.items():
-            if isinstance(form, pikepdf.Stream) and form.get("/Subtype") == "/Form" and form.objgen not in seen:
-                seen.add(form.objgen)
-                visit(form, resources, f"{where}, form {key}")
+            if isinstance(form, pikepdf.Stream) and form.get("/Subtype") == "/Form":
+                if form.objgen not in faulty:
+                    faulty[form.objgen] = False
+                    faulty[form.objgen] = visit(form, resources, f"{where}, form {key}")
+                found |= faulty[form.objgen]      # a shared form's finding is named once, on its first page
+        return found
 
     for number, page in enumerate(pdf.pages, 1):
-        visit(page.obj, None, f"page {number}")
+        if pages is not None and number in pages.taken:
+            continue
+        if visit(page.obj, None, f"page {number}") and pages is not None:
+            pages.failed.add(number)
 
 
 FONT_NAME = re.compile(r"^([A-Z]{6}\+)?[A-Za-z0-9-]+$")

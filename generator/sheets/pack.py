@@ -35,6 +35,7 @@ from generator.source.i18n import translator
 from generator.source.options import PrintOptions
 from generator.source.project import Project
 from generator.source.schema import PackSpec
+from generator.check.checked import Memo, context as checked_context
 from generator.check.preflight import MIN_DPI
 
 if TYPE_CHECKING:
@@ -254,11 +255,15 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
                name: str | None = None, sheets: tuple | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
-    go to temporary files first, are checked, and only then replace the previous ones.
-    `sheets` (PackBuilder.last) is recorded for the next build of this pack to build on."""
+    go to temporary files first, are checked, and only then replace the previous ones. The
+    preflight reads again in full only what the last one of this file did not pass in the same
+    bytes (check/checked.py); its record is kept by the written file's name. `sheets`
+    (PackBuilder.last) is recorded for the next build of this pack to build on."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)
+    record = preflight_record(project, game, name)
+    memo = Memo.load(record, memo_context(project))
     staged = {}
     try:
         for ext, data in (("pdf", pdf), ("json", manifest_json(manifest))):
@@ -266,7 +271,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
             staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
         report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
-                           display=project.display(folder / f"{name}.pdf"))
+                           display=project.display(folder / f"{name}.pdf"), memo=memo)
         if options.draft:       # a playtest print: too-coarse pictures are warnings (kept in report.findings)
             errors = [f for f in report.findings if not f.endswith(f"dpi (needs {MIN_DPI})")]
             if errors:
@@ -281,10 +286,24 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         if sheets:
             sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf, sheets[2], sheets[3])
         _drop_old_cut_files(folder / f"{name}-cut", cut_file_names(manifest))
+        memo.save(record)
     finally:
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
     return project.display(folder / f"{name}.pdf"), report
+
+
+def preflight_record(project: Project, game: Game, name: str) -> Path:
+    """Where the preflight memo of one written pack file lives: by its file name, which differs
+    for every pack, paper, language and option."""
+    return project.build / ".cache" / "preflight" / game.id / f"{name}.json"
+
+
+def memo_context(project: Project) -> str:
+    """The pack's font programs are subsets of the project's font files: a record is good only
+    with the same files (and the same checking code)."""
+    files = sorted(p for p in project.fonts.rglob("*") if p.is_file()) if project.fonts.is_dir() else []
+    return checked_context(files)
 
 
 def _drop_old_cut_files(folder, keep: list[str]) -> None:

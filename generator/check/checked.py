@@ -1,0 +1,318 @@
+"""Preflight's memo: check what changed in full, and the rest by its recorded hashes.
+
+Every build reads its pack back (check/preflight.py). After a one-card change nearly every page of
+the new file holds the very bytes the last preflight read and passed, yet reading them all again
+made preflight grow with the deck (11 s at 5,000 cards, most of it pdfium measuring glyphs). The
+memo of one pack file keeps what its costly checks found, each under a hash of exactly the bytes
+that check reads from the file:
+
+  - per card or rulebook page that produced no finding, the trims measured on it, by a page key:
+    its content streams and boxes; its manifest entry with its slots' declared trim and safe
+    margin, the duplex and back offset, and for a back the trims measured on its front; and for
+    every form it can draw (forms inside forms too) the form's raw bytes, placement keys and
+    resource names, and for each font it draws with that font's dictionary and the widths and
+    Unicode text of just the glyphs the form draws;
+  - per form, the glyph ids its text draws (by font resource name), by a form key: its raw bytes.
+
+The next preflight still reads every page of the new file: a page whose key is recorded is taken
+as recorded (its cards counted, its trims given to its back), every other page is checked in full.
+Glyphs taken from the memo still count against the new file's own font programs, and the cheap
+checks (images, boards, font resources, page count, missing glyphs) always run on the file.
+
+A Type0 font's program is not in the page key: the pack's subsets are re-made whenever any glyph
+in the pack changes (render/fontmerge.py), which would change every page's key. A subset keeps
+its glyph ids, so a glyph's outline is the bundled file's; the memo as a whole carries a context
+(the bundled font files' hashes and the checking code, from the caller), and a record made in
+another context is not used. Any other font (reportlab's simple fonts) is hashed whole.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pikepdf
+
+from generator.atomic import write_atomic
+
+VERSION = 1
+BOXES = ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox", "/Rotate", "/UserUnit")
+FORM_UNKEYED = frozenset({"/Resources", "/Length"})      # hashed on their own, or not read
+# What a Type0 subset re-made for another glyph set changes, none of it read by a memoized check:
+# names carry the subset tag, the program and its bounding box follow the pack's glyphs, and the
+# widths and Unicode maps span the pack (the glyphs a form draws are hashed from them).
+SUBSET_KEYS = frozenset({"/BaseFont", "/FontName", "/FontFile", "/FontFile2", "/FontFile3", "/FontBBox",
+                         "/CIDSet", "/W", "/ToUnicode"})
+CHECK_SOURCES = ("check/preflight.py", "check/pdfread.py", "check/checked.py", "geometry.py",
+                 "render/fontmerge.py", "render/canonical.py")
+
+
+def context(font_files: list[Path]) -> str:
+    """What the memo's records hold only under: the bundled font files, the code that checks and
+    the code that makes the pack's subsets, and the libraries that read the file."""
+    from importlib.metadata import version
+    from generator import __version__
+    digest = hashlib.sha256(__version__.encode())
+    for name in ("pikepdf", "pypdfium2", "uharfbuzz"):
+        digest.update(f"|{name} {version(name)}".encode())
+    package = Path(__file__).parent.parent
+    for name in CHECK_SOURCES:
+        digest.update((package / name).read_bytes())
+    for path in font_files:
+        stat = path.stat()
+        digest.update(f"|{path.name}|{_file_hash(str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)}".encode())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _file_hash(path: str, *stat) -> str:
+    """A font file's hash, read once per process while the file stays as it was (`pnp watch`
+    builds every few seconds; a font is megabytes)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class Memo:
+    """One pack file's record; one preflight at a time uses it (begin() starts one)."""
+
+    def __init__(self, context: str = "", recorded: dict | None = None):
+        self.context = context
+        recorded = recorded if isinstance(recorded, dict) and recorded.get("context") == context \
+            and recorded.get("version") == VERSION else {}
+        self._old_pages = recorded.get("pages") if isinstance(recorded.get("pages"), dict) else {}
+        self._old_forms = recorded.get("forms") if isinstance(recorded.get("forms"), dict) else {}
+        self.begin()
+
+    def begin(self) -> None:
+        self.pages: dict = {}        # what this preflight read and passed, for the next one
+        self.forms: dict = {}
+        self.checked = 0             # card and rulebook pages checked in full
+        self.reused = 0              # taken from the record
+        self._form_keys: dict = {}
+        self._form_digests: dict = {}
+        self._fonts: dict = {}
+
+    # --- on disk ------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: Path, context: str) -> "Memo":
+        """A damaged or unreadable record (cut off, edited, a folder in its place) is an empty memo."""
+        try:
+            recorded = json.loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            recorded = None
+        return cls(context, recorded)
+
+    def save(self, path: Path) -> None:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        data = {"version": VERSION, "context": self.context, "pages": self.pages, "forms": self.forms}
+        write_atomic(path, json.dumps(data, separators=(",", ":")).encode(), durable=False)
+
+    # --- forms: the glyphs their text draws -----------------------------------------------------
+    def form_key(self, stream: pikepdf.Object) -> str | None:
+        key = self._form_keys.get(stream.objgen) if stream.is_indirect else None
+        if key is None:
+            digest = hashlib.sha256(stream.read_raw_bytes())
+            try:
+                for name in ("/Filter", "/DecodeParms"):
+                    digest.update(b"\0" + _canon(stream.get(name)))
+            except _Unkeyed:
+                return None
+            key = digest.hexdigest()[:32]
+            if stream.is_indirect:
+                self._form_keys[stream.objgen] = key
+        return key
+
+    def glyphs(self, key: str) -> list | None:
+        """[(font resource name, font subtype, glyph ids)] as recorded, in the order first selected."""
+        found = self._old_forms.get(key)
+        if not _glyph_record(found):
+            return None
+        self.forms[key] = found
+        return found
+
+    def remember_glyphs(self, key: str, drawn: list) -> None:
+        self.forms[key] = drawn
+
+    # --- pages: what they passed with -----------------------------------------------------------
+    def page(self, key: str | None):
+        """The record of a page that passed with this key (its trims), or None."""
+        found = self._old_pages.get(key) if key else None
+        if not _trims_record(found):
+            self.checked += 1
+            return None
+        self.reused += 1
+        self.pages[key] = found
+        return found
+
+    def remember_page(self, key: str, trims: list) -> None:
+        self.pages[key] = trims
+
+    def page_key(self, page: pikepdf.Page, facts) -> str | None:
+        """`facts`: what the checks read of this page outside the PDF (its manifest entry,
+        declared sizes, print options, its front's trims), JSON-able. None: a page drawing what
+        the memo cannot key (a form no glyph scan read), checked in full every time."""
+        digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode())
+        for box in BOXES:
+            digest.update(b"\0" + _canon(page.obj.get(box)))
+        digest.update(_canon(page.mediabox))             # inherited from the page tree, if so
+        contents = page.obj.get("/Contents")
+        for stream in contents if isinstance(contents, pikepdf.Array) else [contents]:
+            if isinstance(stream, pikepdf.Stream):
+                digest.update(b"\0C" + stream.read_raw_bytes())
+                digest.update(_canon(stream.get("/Filter")) + _canon(stream.get("/DecodeParms")))
+        resources = page.obj.get("/Resources")
+        try:
+            part = self._resources(resources, None, 0) if isinstance(resources, pikepdf.Dictionary) else None
+        except _Unkeyed:
+            part = None
+        if part is None:
+            return None
+        digest.update(part)
+        return digest.hexdigest()[:32]
+
+    def _resources(self, resources, drawn: list | None, depth: int) -> bytes | None:
+        """The names a resource dictionary lists, its fonts as the glyphs `drawn` use them (all of
+        each font when not known: a page's own text) and its forms, each keyed in turn."""
+        if depth > 8:
+            return None
+        fonts, xobjects = resources.get("/Font", {}), resources.get("/XObject", {})
+        if not isinstance(fonts, (dict, pikepdf.Dictionary)) or not isinstance(xobjects, (dict, pikepdf.Dictionary)):
+            return None
+        out = [b"F"]
+        glyphs = {name: (subtype, gids) for name, subtype, gids in drawn or ()}
+        for name in sorted(fonts.keys()):
+            out.append(name.encode() + b"=" + self._font(fonts[name], glyphs.get(name), drawn is not None))
+        states = resources.get("/ExtGState", {})
+        if not isinstance(states, (dict, pikepdf.Dictionary)) or \
+                any(isinstance(s, pikepdf.Dictionary) and "/Font" in s for s in states.values()):
+            return None                      # a font set by a graphics state: not followed here
+        out.append(b"X")
+        for name in sorted(xobjects.keys()):
+            xobj = xobjects[name]
+            subtype = xobj.get("/Subtype") if isinstance(xobj, (pikepdf.Stream, pikepdf.Dictionary)) else None
+            if subtype == "/Form":
+                form = self._form(xobj, depth + 1) if isinstance(xobj, pikepdf.Stream) else None
+                if form is None:
+                    return None
+                out.append(name.encode() + b"=" + form)
+            else:                  # an image: only the always-run image check reads it
+                out.append(name.encode() + b"=" + _canon(subtype))
+        return b"\0".join(out)
+
+    def _form(self, form: pikepdf.Object, depth: int) -> bytes | None:
+        if form.objgen in self._form_digests:
+            return self._form_digests[form.objgen]
+        self._form_digests[form.objgen] = None          # a form that draws itself is not keyed
+        key = self.form_key(form)
+        resources = form.get("/Resources")
+        drawn = self.forms.get(key) if key else None    # this preflight's glyph scan read it
+        digest = None
+        if isinstance(resources, pikepdf.Dictionary) and drawn is not None:
+            part = self._resources(resources, drawn, depth)
+            if part is not None:     # its placement (/BBox, /Matrix, /PnpTrim, /PnpId) and all else it says
+                head = b"".join(k.encode() + b" " + _canon(form[k]) + b"\0" for k in sorted(form.keys())
+                                if k not in FORM_UNKEYED)
+                digest = hashlib.sha256(key.encode() + head + part).digest()
+        self._form_digests[form.objgen] = digest
+        return digest
+
+    def _font(self, font, glyphs, scanned: bool) -> bytes:
+        """A font as the glyphs drawn with it read it: a Type0 font by its dictionary (less what a
+        re-made subset changes) and the widths and text of those glyphs; any other font whole."""
+        cache = font.objgen if isinstance(font, pikepdf.Object) and font.is_indirect else None
+        if cache not in self._fonts:
+            self._fonts[cache] = _FontFacts(font)
+        facts = self._fonts[cache]
+        if cache is None:
+            del self._fonts[cache]
+        return facts.digest(glyphs, scanned)
+
+
+class _FontFacts:
+    def __init__(self, font):
+        self.font = font
+        self.type0 = isinstance(font, pikepdf.Dictionary) and font.get("/Subtype") == "/Type0" \
+            and "/DescendantFonts" in font
+        self.whole = hashlib.sha256(_canon(font, SUBSET_KEYS if self.type0 else frozenset())).digest()
+
+    @functools.cached_property
+    def widths(self) -> dict:
+        from generator.render.canonical import parse_widths
+        descendant = self.font.DescendantFonts[0]
+        return parse_widths(descendant.W) if "/W" in descendant else {}
+
+    @functools.cached_property
+    def text(self) -> dict:
+        from generator.render.canonical import parse_cmap
+        cmap = self.font.get("/ToUnicode")
+        return parse_cmap(cmap.read_bytes()) if isinstance(cmap, pikepdf.Stream) else {}
+
+    @functools.cached_property
+    def glyphs(self) -> dict[int, bytes]:
+        """Each glyph's width and text, as hashed (a key per form draws dozens of them)."""
+        widths, text = self.widths, self.text
+        return _Glyphs({g: _Glyphs.entry(g, widths.get(g), text.get(g)) for g in widths.keys() | text.keys()})
+
+    @functools.cached_property
+    def all(self) -> bytes:
+        """With the widths and Unicode maps whole: for a page's own text, whose glyphs no scan recorded."""
+        return hashlib.sha256(_canon(self.font)).digest()
+
+    def digest(self, glyphs, scanned: bool) -> bytes:
+        if not self.type0:
+            return self.whole
+        if not scanned:
+            return self.all
+        if glyphs is None:               # listed, not selected: draws nothing here
+            return self.whole
+        subtype, gids = glyphs
+        return hashlib.sha256(self.whole + subtype.encode() + b"".join(map(self.glyphs.__getitem__, gids))).digest()
+
+
+class _Glyphs(dict):
+    @staticmethod
+    def entry(gid: int, width, text) -> bytes:
+        return f"{gid}:{width}:{text};".encode()
+
+    def __missing__(self, gid: int) -> bytes:       # drawn, with no width or text of its own
+        return self.entry(gid, None, None)
+
+
+class _Unkeyed(Exception):
+    """Nested past what the memo follows: checked in full instead."""
+
+
+def _canon(obj, skip: frozenset = frozenset(), depth: int = 0) -> bytes:
+    """An object as bytes that do not depend on object numbers (which shift whenever anything
+    before them changes): dictionaries by sorted key, streams by a hash of their raw bytes."""
+    if depth > 12:
+        raise _Unkeyed
+    if isinstance(obj, pikepdf.Stream):
+        head = b" ".join(k.encode() + b" " + _canon(obj[k], skip, depth + 1) for k in sorted(obj.keys())
+                         if k not in skip and k != "/Length")
+        return b"S<< " + head + b" >>" + hashlib.sha256(obj.read_raw_bytes()).digest()
+    if isinstance(obj, pikepdf.Object):
+        text = obj.unparse()
+        if b" R" not in text and not skip:     # no reference inside (one reads "12 0 R"): as written
+            return text
+    if isinstance(obj, pikepdf.Dictionary):
+        return b"<< " + b" ".join(k.encode() + b" " + _canon(obj[k], skip, depth + 1) for k in sorted(obj.keys())
+                                  if k not in skip) + b" >>"
+    if isinstance(obj, pikepdf.Array):
+        return b"[ " + b" ".join(_canon(v, skip, depth + 1) for v in obj) + b" ]"
+    if isinstance(obj, pikepdf.Object):
+        return obj.unparse()
+    return b"-" if obj is None else str(obj).encode()
+
+
+def _glyph_record(found) -> bool:
+    return isinstance(found, list) and all(
+        isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
+        and isinstance(e[2], list) and set(map(type, e[2])) <= {int} for e in found)
+
+
+def _trims_record(found) -> bool:
+    return isinstance(found, list) and all(
+        isinstance(t, list) and len(t) == 4 and set(map(type, t)) <= {int, float} for t in found)

@@ -1,0 +1,284 @@
+"""The preflight memo (check/checked.py): a rebuild checks in full exactly the pages whose bytes
+changed and the rest by their recorded hashes, reports what a full check reports, and still
+catches every fault on a changed page; a damaged record is an empty one."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+from generator.check import preflight as preflight_module
+from generator.check.checked import Memo
+from generator.sheets.pack import memo_context
+from generator.source.project import Project
+from tests.conftest import ROOT, pnp
+
+GAME = "night-market"
+BUILD = ("build", GAME, "--players", "2", "--paper", "a4")
+PACK = f"{GAME}-2p-a4"
+
+
+@pytest.fixture(scope="module")
+def built_fixture(tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("memo") / "base"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 0, result.output
+    return project
+
+
+@pytest.fixture
+def project(built_fixture, tmp_path) -> Path:
+    """A copy of the built project, its face cache and preflight record included."""
+    return Path(shutil.copytree(built_fixture, tmp_path / "project", symlinks=True))
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """Each preflight a build runs, as (memo, report), and how many pages it walked and measured."""
+    seen = {"runs": [], "walked": 0, "measured": 0}
+    preflight, walk, measure = preflight_module.preflight, preflight_module.walk, preflight_module._safe_text_on_page
+
+    def counted(name, function):
+        def call(*args, **kwargs):
+            seen[name] += 1
+            return function(*args, **kwargs)
+        return call
+
+    def spied(pdf_path, manifest_path=None, display=None, memo=None):
+        report = preflight(pdf_path, manifest_path, display, memo)
+        seen["runs"].append((memo, report))
+        return report
+
+    monkeypatch.setattr(preflight_module, "preflight", spied)
+    monkeypatch.setattr(preflight_module, "walk", counted("walked", walk))
+    monkeypatch.setattr(preflight_module, "_safe_text_on_page", counted("measured", measure))
+    return seen
+
+
+def pack(project: Path) -> Path:
+    return project / "build" / GAME / f"{PACK}.pdf"
+
+
+def record(project: Path) -> Path:
+    return project / "build/.cache/preflight" / GAME / f"{PACK}.json"
+
+
+def memo(project: Path) -> Memo:
+    return Memo.load(record(project), memo_context(Project.at(project)))
+
+
+def keyed_pages(path: Path) -> list[int]:
+    manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    return [e["number"] for e in manifest["pages"] if e["role"].startswith("cards") or e["role"] == "rulebook"]
+
+
+def drawn(pdf: pikepdf.Pdf, number: int) -> bytes:
+    """What a page draws, decoded: its content and every form under it (not how the memo hashes it)."""
+    page = pdf.pages[number - 1]
+    contents = page.obj.Contents if isinstance(page.obj.Contents, pikepdf.Array) else [page.obj.Contents]
+    out = [stream.read_bytes() for stream in contents]
+
+    def forms(resources):
+        for name, xobj in sorted(resources.get("/XObject", {}).items()):
+            out.append(name.encode())
+            if xobj.get("/Subtype") == "/Form":
+                out.append(xobj.read_bytes() + b"".join(bytes(xobj.get(k, pikepdf.Array()).unparse())
+                                                        for k in ("/BBox", "/Matrix", "/PnpTrim", "/PnpId")))
+                forms(xobj.get("/Resources", {}))
+    forms(page.Resources)
+    return b"\0".join(out)
+
+
+def full(path: Path, display: str | None = None):
+    return preflight_module.preflight(path, display=display)
+
+
+def touch_input(project: Path) -> None:
+    """An input changed in no way that reaches the pack: the build is not skipped as up to date."""
+    cards = project / f"cards/{GAME}/goods.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8") + "\n# touched\n", encoding="utf-8")
+
+
+def edit(path: Path, change) -> None:
+    pdf = pikepdf.open(path, allow_overwriting_input=True)
+    change(pdf)
+    pdf.save(path)
+
+
+def form_of(pdf: pikepdf.Pdf, card: str) -> pikepdf.Object:
+    return next(o for o in pdf.objects if isinstance(o, pikepdf.Stream) and str(o.get("/PnpId", "")) == card)
+
+
+# --- a rebuild checks what changed ----------------------------------------------------------------
+
+@pytest.mark.parametrize("old, new", [("name: 走马灯,", "name: 走马灯笼,"),            # a glyph the pack had not drawn
+                                      ("再翻 1 张", "再翻 2 张")])
+def test_a_rebuild_checks_in_full_only_the_pages_that_changed(project, spy, old, new):
+    before = pikepdf.open(pack(project))
+    before_drawn = {n: drawn(before, n) for n in keyed_pages(pack(project))}
+    cards = project / f"cards/{GAME}/goods.yaml"
+    text = cards.read_text(encoding="utf-8")
+    assert old in text
+    cards.write_text(text.replace(old, new, 1), encoding="utf-8")
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 0, result.output
+    after = pikepdf.open(pack(project))
+    changed = [n for n in keyed_pages(pack(project)) if drawn(after, n) != before_drawn[n]]
+    assert len(changed) == 1            # the card's sheet (its back is the deck's one back)
+    (used, report), = spy["runs"]
+    assert used.checked == len(changed) and used.reused == len(keyed_pages(pack(project))) - len(changed)
+    assert spy["walked"] == len(changed)          # only the changed sheet is parsed (walked, measured)
+    assert spy["measured"] == len(changed)
+    assert report.ok and report == full(pack(project), display=report.file)
+    assert (report.pages, report.cards, report.fonts) == (9, 15, full(pack(project)).fonts)
+
+
+def test_an_unchanged_pack_is_checked_by_its_hashes_alone(project, spy):
+    touch_input(project)
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 0 and "preflight ok" in result.output, result.output
+    (used, report), = spy["runs"]
+    assert used.checked == 0 and used.reused == len(keyed_pages(pack(project)))
+    assert spy["walked"] == spy["measured"] == 0
+    assert report == full(pack(project), display=report.file)
+
+
+def test_the_record_is_per_written_file_and_the_preflight_command_uses_none(project, spy):
+    result = pnp(project, "build", GAME, "--players", "2", "--duplex", "short")
+    assert result.exit_code == 0, result.output
+    written = {p.stem for p in (project / "build" / GAME).glob("*.pdf")}
+    records = {p.stem for p in (project / "build/.cache/preflight" / GAME).glob("*.json")}
+    assert len(written) == 3 and records == written           # a4, a4 short-edge, letter short-edge
+    assert all(m is not None for m, _ in spy["runs"])
+    spy["runs"].clear()
+    assert pnp(project, "preflight", str(pack(project))).exit_code == 0
+    (used, _), = spy["runs"]
+    assert used is None
+
+
+# --- faults on a changed page are caught ----------------------------------------------------------
+
+def test_a_card_moved_by_a_millimetre_is_caught(project):
+    def shift(pdf):
+        page = pdf.pages[1]
+        data = page.Contents.read_bytes()
+        assert b" cm /P0 Do" in data
+        page.Contents.write(data.replace(b" cm /P0 Do", b" cm 1 0 0 1 2.835 0 cm /P0 Do", 1))
+    edit(pack(project), shift)
+    used = memo(project)
+    report = preflight_module.preflight(pack(project), memo=used)
+    assert any(f.startswith("page 2, card goods/lantern (copy 1, front): trim at (") for f in report.findings)
+    assert any(f.startswith("page 3, card goods/lantern (copy 1, back): at (") for f in report.findings)
+    assert used.checked == 2            # the sheet, and its back (measured against it)
+    assert report.findings == full(pack(project)).findings
+
+
+def test_a_glyph_the_font_lacks_is_caught_in_a_changed_form(project):
+    def missing(pdf):
+        form = form_of(pdf, "goods/gift")
+        data = form.read_bytes()
+        start = data.index(b"<", data.index(b"BT"))
+        form.write(data[:start] + b"<FFF0>" + data[data.index(b">", start) + 1:])
+    edit(pack(project), missing)
+    used = memo(project)
+    report = preflight_module.preflight(pack(project), memo=used)
+    assert any("glyphs drawn that the font does not have (ids 65520)" in f for f in report.findings)
+    assert report.findings == full(pack(project)).findings
+
+
+def test_recorded_glyphs_count_against_this_files_fonts(project):
+    """No form changed, but the file's font program lost its glyphs: the memo's glyph ids are
+    checked against the program in this file."""
+    from generator.render.fontmerge import _subset
+
+    def shrink(pdf):          # the regular weight, drawn on the cards only in forms
+        font = form_of(pdf, "goods/lantern").Resources.Font["/F2"]
+        assert str(font.BaseFont).endswith("+Noto-Sans-SC")
+        descriptor = font.DescendantFonts[0].FontDescriptor
+        descriptor.FontFile2 = pikepdf.Stream(pdf, _subset(ROOT / "fonts/NotoSansSC-Regular.ttf", {1}))
+    edit(pack(project), shrink)
+    used = memo(project)
+    report = preflight_module.preflight(pack(project), memo=used)
+    assert used.checked == 0
+    assert any("glyphs drawn that the font does not have" in f for f in report.findings)
+    assert report.findings == full(pack(project)).findings
+
+
+def _text_past_the_safe_area(pdf):
+    form = form_of(pdf, "goods/lantern")
+    data = form.read_bytes()
+    moved, n = re.subn(rb"1 0 0 -1 [\d.]+ ([\d.]+) Tm", rb"1 0 0 -1 1 \1 Tm", data, count=1)
+    assert n == 1
+    form.write(moved)
+
+
+def test_text_outside_the_safe_area_is_caught_on_a_changed_page(project):
+    edit(pack(project), _text_past_the_safe_area)
+    used = memo(project)
+    report = preflight_module.preflight(pack(project), memo=used)
+    assert any(re.match(r"page 2, card goods/lantern \(front\): text '.+' runs [\d.]+ mm outside the 3 mm safe area", f)
+               for f in report.findings), report.findings
+    assert used.checked == 1
+    assert report.findings == full(pack(project)).findings
+
+
+def test_a_page_with_a_finding_is_never_recorded_as_passed(project, tmp_path):
+    """Its trims pass, the safe-area check does not: the page is left out of the record, so the
+    next check reads it again and finds the same."""
+    edit(pack(project), _text_past_the_safe_area)
+    first = Memo(memo_context(Project.at(project)))
+    report = preflight_module.preflight(pack(project), memo=first)
+    assert any("outside the 3 mm safe area" in f for f in report.findings)
+    assert first.checked == len(keyed_pages(pack(project))) and len(first.pages) == first.checked - 1
+    first.save(tmp_path / "record.json")
+    second = Memo.load(tmp_path / "record.json", first.context)
+    again = preflight_module.preflight(pack(project), memo=second)
+    assert again.findings == report.findings and second.checked == 1
+
+
+def test_a_stylesheet_moving_text_past_the_safe_area_stops_the_rebuild(project):
+    kept = record(project).read_bytes()
+    css = project / f"templates/{GAME}/market.css"
+    text = css.read_text(encoding="utf-8")
+    css.write_text(text.replace(".price { position: absolute; left: 5mm;", ".price { position: absolute; left: 1mm;", 1),
+                   encoding="utf-8")
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 1
+    assert "page 2, card goods/lantern (front): text '4' runs 1.9 mm outside the 3 mm safe area" in result.output
+    assert record(project).read_bytes() == kept          # a failed build records nothing
+
+
+# --- a damaged record -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("damage", ["garbage", "folder", "other context", "wrong shapes"])
+def test_a_damaged_record_is_an_empty_one(project, spy, damage):
+    path = record(project)
+    if damage == "garbage":
+        path.write_bytes(b"\x00\xff{not json" * 100)
+    elif damage == "folder":
+        path.unlink()
+        (path / "inside").mkdir(parents=True)
+    elif damage == "other context":
+        data = json.loads(path.read_bytes())
+        path.write_text(json.dumps({**data, "context": "another engine"}))
+    else:
+        data = json.loads(path.read_bytes())
+        path.write_text(json.dumps({**data, "pages": {k: "x" for k in data["pages"]},
+                                    "forms": {k: [["/F1", "/Type0", ["a"]]] for k in data["forms"]}}))
+    touch_input(project)
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 0 and "preflight ok" in result.output, result.output
+    (used, report), = spy["runs"]
+    assert used.checked == len(keyed_pages(pack(project))) and used.reused == 0
+    assert report == full(pack(project), display=report.file)
+    assert path.is_file()                                 # written again, whole:
+    again = memo(project)
+    preflight_module.preflight(pack(project), memo=again)
+    assert again.checked == 0 and again.reused == len(keyed_pages(pack(project)))

@@ -8,6 +8,8 @@ card's bleed, on the extension of each cut line.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from generator.errors import PnpError, Problem
@@ -307,6 +309,11 @@ def open_bleeds(slots: list[Slot], reach: tuple[float, float]) -> list[Slot]:
     cards butted on a full grid share 0 mm between them, and one beside an empty slot would print
     no bleed there at all. `reach` is the bleed the grid keeps at its outer edges, so the crop marks
     (outside the used block) stay clear of it."""
+    return list(_open_bleeds(tuple(slots), tuple(reach)))
+
+
+@functools.lru_cache(maxsize=256)       # every full sheet of a deck asks the same (5,000 cards: 556 sheets)
+def _open_bleeds(slots: tuple[Slot, ...], reach: tuple[float, float]) -> tuple[Slot, ...]:
     def borders(a: Slot, b: Slot, side: str) -> bool:
         ta, tb, near = a.trim, b.trim, min(a.trim.w, a.trim.h)
         if side in ("left", "right"):
@@ -325,7 +332,7 @@ def open_bleeds(slots: list[Slot], reach: tuple[float, float]) -> list[Slot]:
             if not any(other is not slot and borders(slot, other, side) for other in slots):
                 sides[side] = max(sides[side], reach[0] if side in ("left", "right") else reach[1])
         opened.append(Slot(slot.row, slot.col, t, t.grown(sides["left"], sides["top"], sides["right"], sides["bottom"])))
-    return opened
+    return tuple(opened)
 
 
 def _crop_marks(pw: float, ph: float, slots: list[Slot], ox: float, oy: float,

@@ -58,14 +58,10 @@ def context_key(name: str, options) -> str:
 
 
 def sheet_key(placements, marks, page_size, rotations, fold) -> str:
-    parts = [[key, _rect(trim), _rect(clip), bleed, label] for key, _, trim, clip, bleed, label in placements]
-    data = [parts, [[m.x1, m.y1, m.x2, m.y2] for m in marks], list(page_size), rotations or [],
-            [fold.x1, fold.y1, fold.x2, fold.y2] if fold else None]
-    return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:32]
-
-
-def _rect(r) -> list:
-    return [r.x, r.y, r.w, r.h]
+    """A hash of what the imposer draws: geometry is frozen dataclasses, whose repr is exact."""
+    parts = [(key, trim, clip, bleed, label) for key, _, trim, clip, bleed, label in placements]
+    data = (parts, tuple(marks), tuple(page_size), tuple(rotations or ()), fold)
+    return hashlib.sha256(repr(data).encode()).hexdigest()[:32]
 
 
 def _placeholders(resources, depth: int = 0):
@@ -106,7 +102,7 @@ class SheetRecorder(Imposer):
         self.imported: list[str] = []          # face keys imported into out by this imposer
         self.known: dict = {}                  # the glyph map of the previous build (SheetReuser)
         self.conflicts: set[str] = set()
-        self.font_names: dict[str, str] = {}
+        self.fonts: dict = {}                  # group -> the pack's font object (named when recorded)
 
     def form(self, key, page, bleed=0.0, label=""):
         if key not in self._forms:
@@ -129,14 +125,14 @@ class SheetRecorder(Imposer):
         return seen
 
     def note_fonts(self, placeholders: dict) -> None:
-        """After the merge: the name of each group's font in the pack, to find it by next time."""
-        self.font_names.update({g: str(fonts[name].BaseFont) for g, (fonts, name) in placeholders.items()})
+        """After the merge: each group's font in the pack, to find it by its final name next time."""
+        self.fonts.update({g: fonts[name] for g, (fonts, name) in placeholders.items()})
 
     def record_data(self) -> dict:
         union = _union(self.glyphs)
         glyph_map, conflicts = _glyph_map(self.known, self.entries)
         glyph_map = {g: {k: v for k, v in m.items() if k in union[g]} for g, m in glyph_map.items() if g in union}
-        names = {g: n for g, n in self.font_names.items() if g in union}
+        names = {g: str(font.BaseFont) for g, font in self.fonts.items() if g in union}
         return {"sheets": self.sheets, "faces": self.glyphs, "union": {g: sorted(v) for g, v in union.items()},
                 "glyph_map": glyph_map, "conflicts": sorted(conflicts | self.conflicts),
                 "font_names": names if len(set(names.values())) == len(names) == len(union) else None}
@@ -170,7 +166,6 @@ class SheetReuser(SheetRecorder):
         self.kept = 0
         self.known = record["glyph_map"]
         self.conflicts = set(record["conflicts"])
-        self.font_names = dict(record["font_names"])
 
     def new_page(self, size):
         return _Pending(size)
@@ -212,6 +207,7 @@ class SheetReuser(SheetRecorder):
         if set(union) != set(old_union):
             raise Fallback("a font is new to the pack or no longer used")
         fonts = self._old_fonts(set(union))
+        self.fonts.update(fonts)
         for group, gids in union.items():
             if gids == old_union[group]:
                 continue
@@ -224,7 +220,6 @@ class SheetReuser(SheetRecorder):
             for name in list(made.keys()):
                 fonts[group][name] = made[name]
             self.remade.append(fonts[group])
-            self.font_names[group] = str(fonts[group].BaseFont)
         for key in self.imported:
             for font_dict, name, font in list(_placeholders(self._forms[key].get("/Resources"))):
                 font_dict[name] = fonts[_group(font)]

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from jinja2 import FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from markupsafe import Markup, escape
 
 from generator.check.expr import BoundedSandbox
@@ -93,13 +93,31 @@ def _note_template_look_ups(env, loader: RecordingLoader) -> None:
     env._load_template = looked_up
 
 
+class _CompiledTemplates(BytecodeCache):
+    """Templates compiled once a process, by their source's checksum: every build makes new
+    environments, and `pnp watch` builds again on every save."""
+
+    def __init__(self):
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self._code:
+            bucket.bytecode_from_string(self._code[bucket.key])     # reset by Jinja if the source changed
+
+    def dump_bytecode(self, bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 def jinja_env(project: Project, assets: Assets, keywords: list[str], lang: str = "en") -> BoundedSandbox:
     """The sandboxed environment of card faces and engine pages. The engine's own words come
     from its catalogue for `lang` (`_()` / `ngettext()`); a render of a game's template passes
     the game's own `_` (its translations) in the context, which takes precedence."""
     loader = RecordingLoader(project.template_roots())
     env = BoundedSandbox(
-        loader=loader, autoescape=select_autoescape(["html", "j2"]),
+        loader=loader, autoescape=select_autoescape(["html", "j2"]), bytecode_cache=_COMPILED,
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
     _note_template_look_ups(env, loader)
     env.install_gettext_translations(translator(lang), newstyle=True)

@@ -53,6 +53,7 @@ def context(font_files: list[Path]) -> str:
     """What the memo's records hold only under: the bundled font files, the code that checks and
     the code that makes the pack's subsets, and the libraries that read the file."""
     from importlib.metadata import version
+
     from generator import __version__
     digest = hashlib.sha256(__version__.encode())
     for name in ("pikepdf", "pypdfium2", "uharfbuzz"):
@@ -95,7 +96,7 @@ class Memo:
 
     # --- on disk ------------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: Path, context: str) -> "Memo":
+    def load(cls, path: Path, context: str) -> Memo:
         """A damaged or unreadable record (cut off, edited, a folder in its place) is an empty memo."""
         try:
             recorded = json.loads(path.read_bytes())

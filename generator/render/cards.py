@@ -30,57 +30,12 @@ from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.render.canonical import Batch, canonical_face
-from generator.render.template_memo import ABSENT, TemplateMemo, code_fingerprint
+from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watched, code_fingerprint
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, printed_text, serious_warnings
 from generator.render.workers import worker_pool
 from generator.render.weasy import weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
-WATCHED = ("decks", "tables")     # context parts recorded as inputs only when a template reads them
-
-
-class Watched(dict):
-    """A mapping of the context that notes when a template reads it (template_memo.py): a
-    face that never looks at the other cards does not depend on them."""
-
-    def __init__(self, data: dict, name: str, seen: set):
-        super().__init__(data)
-        self._name, self._seen = name, seen
-
-    def _read(self):
-        self._seen.add(self._name)
-
-    def __getitem__(self, key):
-        self._read()
-        return super().__getitem__(key)
-
-    def get(self, key, default=None):
-        self._read()
-        return super().get(key, default)
-
-    def __iter__(self):
-        self._read()
-        return super().__iter__()
-
-    def __len__(self):
-        self._read()
-        return super().__len__()
-
-    def __contains__(self, key):
-        self._read()
-        return super().__contains__(key)
-
-    def keys(self):
-        self._read()
-        return super().keys()
-
-    def values(self):
-        self._read()
-        return super().values()
-
-    def items(self):
-        self._read()
-        return super().items()
 BASE_CSS = "base/card.css"
 
 
@@ -204,7 +159,8 @@ class CardRenderer:
         self._sheet_names: dict[str, list[str]] = {}
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}
-        self._static_keys: dict[tuple, str] = {}
+        self._static_keys: dict[tuple, str] = {}     # (deck, side, template) -> what their faces share
+        self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
         plain_art = art_dpi is None and not keep_profiles     # an export's pictures are prepared anew
         self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
@@ -234,8 +190,8 @@ class CardRenderer:
             return face
         coarse = len(self.art.coarse)
         self._watched.clear()
-        with reads.looking_up() as looked:
-            face.html
+        with reads.looking_up() as looked:        # the template runs now, its look-ups recorded
+            face.fragments[1.0] = self._fragment(face, 1.0)
         face.key = face.direct = self._key(face)
         if memo_key:
             pictures = [[c.picture, list(c.pixels), c.dpi] for c in self.art.coarse[coarse:]]
@@ -245,10 +201,9 @@ class CardRenderer:
 
     def _context_hash(self, name: str) -> str:
         """The hash of a WATCHED part of the context (every deck's cards, every table), once a run."""
-        marker = f"<{name}>"
-        if marker not in self._static_keys:
-            self._static_keys[marker] = hashlib.sha256(repr(game_context(self.game)[name]).encode()).hexdigest()
-        return self._static_keys[marker]
+        if name not in self._context_hashes:
+            self._context_hashes[name] = hashlib.sha256(repr(game_context(self.game)[name]).encode()).hexdigest()
+        return self._context_hashes[name]
 
     def save_memo(self) -> None:
         if self.memo is not None:
@@ -266,11 +221,11 @@ class CardRenderer:
     def _static_key(self, deck: Deck, side: str, template: str) -> str:
         marker = (deck.id, side, template)
         if marker not in self._static_keys:
-            if "game" not in self._static_keys:
+            if "game" not in self._context_hashes:
                 shared = {k: v for k, v in game_context(self.game).items() if k not in WATCHED}
-                self._static_keys["game"] = hashlib.sha256(repr(shared).encode()).hexdigest()
+                self._context_hashes["game"] = hashlib.sha256(repr(shared).encode()).hexdigest()
             game = self.game
-            parts = [code_fingerprint(game.spec.language), self._static_keys["game"], template, side,
+            parts = [code_fingerprint(game.spec.language), self._context_hashes["game"], template, side,
                      repr({**plain(deck.spec), "id": deck.id}), repr(self.colours),
                      repr((deck.trim, deck.bleed, deck.safe)), self.font_css, *self._stylesheet_names(deck),
                      *(f"{font.path.name}:{self.hashes.of(font.path)}" for font in self.assets.fonts),

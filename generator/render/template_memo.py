@@ -30,9 +30,54 @@ KEEP_UNUSED = 2000       # entries not used by this build kept for the next (ano
 MEMO_SOURCES = ["source/context.py", "check/expr.py", "source/edition.py", "source/i18n.py",
                 "render/template_memo.py", "source/game.py"]
 ABSENT = "-"
+WATCHED = ("decks", "tables")     # context parts recorded as inputs only when a template reads them
 
 
-@functools.lru_cache(maxsize=None)
+class Watched(dict):
+    """A part of the context that notes when a template reads it: a face that never looks at the
+    other cards does not depend on them. (Its own attributes start with _: no template sees them.)"""
+
+    def __init__(self, data: dict, name: str, seen: set):
+        super().__init__(data)
+        self._name, self._seen = name, seen
+
+    def _read(self):
+        self._seen.add(self._name)
+
+    def __getitem__(self, key):
+        self._read()
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self._read()
+        return super().get(key, default)
+
+    def __iter__(self):
+        self._read()
+        return super().__iter__()
+
+    def __len__(self):
+        self._read()
+        return super().__len__()
+
+    def __contains__(self, key):
+        self._read()
+        return super().__contains__(key)
+
+    def keys(self):
+        self._read()
+        return super().keys()
+
+    def values(self):
+        self._read()
+        return super().values()
+
+    def items(self):
+        self._read()
+        return super().items()
+
+
+@functools.cache
 def code_fingerprint(lang: str) -> str:
     """The engine code and words a template's output depends on beyond the renderer's own."""
     package = Path(__file__).parent.parent

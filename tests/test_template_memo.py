@@ -131,3 +131,36 @@ def test_a_damaged_memo_is_an_empty_one(tmp_path, runs, damage):
     shutil.rmtree(project / "build/inputs")
     build(project)
     assert sorted(runs) == ALL_FACES and (project / PACK).read_bytes() == cold
+
+
+def test_what_an_imported_files_top_level_looks_up_counts_for_every_face_that_imports_it(tmp_path):
+    """Jinja runs an imported file's top level once: its include must still be an input of every
+    face that imports it, not only of the first, or an edit reprints the others stale."""
+    project = make(tmp_path / "p")
+    templates = project / "templates/inputs"
+    (templates / "macros.html").write_text('{% set footer %}{% include "inputs/part.html" %}{% endset %}\n'
+                                           '{% macro foot() %}<div class="foot">{{ footer }}</div>{% endmacro %}\n')
+    _replace(templates / "good.html", "</div>", '</div>{{ m.foot() }}')
+    (templates / "good.html").write_text('{% import "inputs/macros.html" as m %}\n'
+                                         + (templates / "good.html").read_text())
+    (templates / "part.html").write_text("old footer")
+    build(project)
+    (templates / "part.html").write_text("new footer")
+    assert build(project) == sorted(f"goods/{g} (face)" for g in ("jade", "salt", "silk"))
+    incremental = (project / PACK).read_bytes()
+    shutil.rmtree(project / "build")
+    build(project)
+    assert (project / PACK).read_bytes() == incremental
+
+
+def test_a_damaged_prepared_picture_is_made_again(tmp_path):
+    project = make(tmp_path / "p")
+    build(project)
+    for prepared in (project / "build/.cache/art").iterdir():
+        prepared.write_text("x")
+    _replace(project / "cards/inputs/people.yaml", "name: Baker", "name: Bakerin")
+    build(project)          # the baker's face is drawn again, from its picture made again
+    incremental = (project / PACK).read_bytes()
+    shutil.rmtree(project / "build")
+    build(project)
+    assert (project / PACK).read_bytes() == incremental

@@ -120,18 +120,25 @@ class ArtPlacer:
         photo = image.mode in ("RGB", "CMYK") and Image.open(io.BytesIO(data)).format in ("JPEG", "WEBP")
         name = hashlib.sha256(repr(key).encode()).hexdigest()[:32] + (".jpg" if photo else ".png")
         path = self.cache / name
-        if not path.is_file():
-            out = io.BytesIO()
-            extra = {"icc_profile": profile} if profile else {}
-            if photo:
-                image.save(out, "JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False, **extra)
-            else:
-                image.save(out, "PNG", compress_level=6, **extra)
+        out = io.BytesIO()
+        extra = {"icc_profile": profile} if profile else {}
+        if photo:
+            image.save(out, "JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False, **extra)
+        else:
+            image.save(out, "PNG", compress_level=6, **extra)
+        if not _holds(path, out.getvalue()):     # a prepared file damaged since is made again
             write_atomic(path, out.getvalue(), durable=False)
         url = path.relative_to(self.root).as_posix()
         if profile:
             self.profiles[url] = profile
         return url, min(dpi, target) if dpi > ceiling else dpi, shown
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 @functools.cache

@@ -93,6 +93,14 @@ def _note_template_look_ups(env, loader: RecordingLoader) -> None:
     env._load_template = looked_up
 
 
+def fresh_imports(env) -> None:
+    """Jinja runs an imported file's top level once and keeps the result on the template, so only
+    the first face that imported it would record what that top level looked up (an include, a
+    picture): each face runs it again, for the template memo to see (render/template_memo.py)."""
+    for template in env.cache.values() if env.cache is not None else ():
+        template._module = None
+
+
 class _CompiledTemplates(BytecodeCache):
     """Templates compiled once a process, by their source's checksum: every build makes new
     environments, and `pnp watch` builds again on every save."""

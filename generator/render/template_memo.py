@@ -76,6 +76,16 @@ class Watched(dict):
         self._read()
         return super().items()
 
+    def __repr__(self):                   # {{ decks }} prints it
+        self._read()
+        return super().__repr__()
+
+    def __eq__(self, other):
+        self._read()
+        return super().__eq__(other)
+
+    __hash__ = None
+
 
 @functools.cache
 def code_fingerprint(lang: str) -> str:

@@ -36,6 +36,7 @@ from pathlib import Path
 import pikepdf
 
 from generator.atomic import write_atomic
+from generator.check.pdfread import parse_cmap, parse_widths
 
 VERSION = 1
 BOXES = ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox", "/Rotate", "/UserUnit")
@@ -240,13 +241,11 @@ class _FontFacts:
 
     @functools.cached_property
     def widths(self) -> dict:
-        from generator.render.canonical import parse_widths
         descendant = self.font.DescendantFonts[0]
         return parse_widths(descendant.W) if "/W" in descendant else {}
 
     @functools.cached_property
     def text(self) -> dict:
-        from generator.render.canonical import parse_cmap
         cmap = self.font.get("/ToUnicode")
         return parse_cmap(cmap.read_bytes()) if isinstance(cmap, pikepdf.Stream) else {}
 

@@ -7,6 +7,7 @@ Rectangles are returned in millimetres from the page's top-left, like the manife
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 import pikepdf
@@ -352,3 +353,51 @@ def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
             h_pt = (m[2] ** 2 + m[3] ** 2) ** 0.5
             found.append(ImageUse(number, owner, (int(xobj.Width), int(xobj.Height)), (w_pt * MM, h_pt * MM)))
     return found
+
+
+# --- font tables, as faces and packs write them (render/canonical.py builds them) ----------------
+
+_W_TOKEN = re.compile(rb"\[|\]|[-+]?[0-9]*\.?[0-9]+")
+
+
+def parse_widths(array) -> dict[int, float]:
+    """A CIDFont /W array: [c [w1 w2 …] c_first c_last w …] as gid → width. Read from the
+    array's PDF text: a thousand times per pack, walking pikepdf objects was the slow part."""
+    tokens = _W_TOKEN.findall(array.unparse())[1:-1]      # inside the outer brackets
+    widths, i = {}, 0
+    while i < len(tokens):
+        start = int(float(tokens[i]))
+        if tokens[i + 1] == b"[":
+            end = tokens.index(b"]", i + 2)
+            for offset, width in enumerate(tokens[i + 2:end]):
+                widths[start + offset] = float(width)
+            i = end + 1
+        else:
+            for gid in range(start, int(float(tokens[i + 1])) + 1):
+                widths[gid] = float(tokens[i + 2])
+            i += 3
+    return widths
+
+
+_PAIR = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>")
+_RANGE = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*(<[0-9A-Fa-f]+>|\[[^\]]*\])")
+
+
+def parse_cmap(data: bytes) -> dict[int, str]:
+    """gid → hex UTF-16BE of a ToUnicode CMap's bfchar and bfrange entries."""
+    mapping: dict[int, str] = {}
+    for block in re.findall(rb"beginbfchar(.*?)endbfchar", data, re.S):
+        for src, dst in _PAIR.findall(block):
+            mapping[int(src, 16)] = dst.decode().upper()
+    for block in re.findall(rb"beginbfrange(.*?)endbfrange", data, re.S):
+        for lo, hi, dst in _RANGE.findall(block):
+            lo, hi = int(lo, 16), int(hi, 16)
+            if dst.startswith(b"["):
+                for offset, item in enumerate(re.findall(rb"<([0-9A-Fa-f]+)>", dst)):
+                    mapping[lo + offset] = item.decode().upper()
+            else:
+                first = int(dst[1:-1], 16)
+                width = len(dst) - 2
+                for offset in range(hi - lo + 1):
+                    mapping[lo + offset] = f"{first + offset:0{width}X}"
+    return mapping

@@ -39,7 +39,8 @@ from generator.sheets.impose import Imposer
 
 VERSION = 1
 ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
-                  "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py")
+                  "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py",
+                  "check/pdfread.py")
 
 
 class Fallback(Exception):

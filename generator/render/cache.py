@@ -29,8 +29,8 @@ from generator import __version__
 from generator.atomic import write_atomic
 from generator.source.project import Project
 
-ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py", "render/weasy.py",
-                  "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py"]
+ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py",
+                  "render/weasy.py", "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -88,7 +88,7 @@ def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):
     assert kept == []                                   # the recorded hash no longer matches: cold
 
 
-@pytest.mark.parametrize("damage", ["garbage", "folder", "another file"])
+@pytest.mark.parametrize("damage", ["garbage", "folder", "another file", "its file's hash, wrong shape"])
 def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
     project = _sizes(tmp_path / "sizes")
     _build(project)
@@ -99,10 +99,14 @@ def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
     elif damage == "folder":
         record.unlink()
         record.mkdir()
-    else:
+    elif damage == "another file":
         data = json.loads(record.read_text())
         data["sheets"][0][0] = "0" * 32                 # it no longer describes that file's first sheet
         data["pdf"] = "0" * 64
+        record.write_text(json.dumps(data))
+    else:                                               # the file's own hash, but nothing else usable
+        data = json.loads(record.read_text())
+        data.update(sheets=[["x", [1]]], faces=[], info_pages="1")
         record.write_text(json.dumps(data))
     _edit(project, "label: 乙", "label: 丙")
     _build(project)

@@ -115,7 +115,7 @@ def test_the_stamp_still_covers_templates_no_build_ran(tmp_path):
     assert "up to date" not in result.output and f"rendered {len(people())} faces" in result.output
 
 
-@pytest.mark.parametrize("damage", ["garbage", "folder", "wrong shape"])
+@pytest.mark.parametrize("damage", ["garbage", "folder", "wrong shape", "bad pictures"])
 def test_a_damaged_memo_is_an_empty_one(tmp_path, runs, damage):
     project = make(tmp_path / "p")
     build(project)
@@ -125,6 +125,10 @@ def test_a_damaged_memo_is_an_empty_one(tmp_path, runs, damage):
     if damage == "folder":
         memo.unlink()
         memo.mkdir()
+    elif damage == "bad pictures":      # every entry as it was, but its too-coarse pictures unreadable
+        data = json.loads(memo.read_text())
+        data["entries"] = {k: [v[0], v[1], [["a", 1, 2]]] for k, v in data["entries"].items()}
+        memo.write_text(json.dumps(data))
     else:
         memo.write_text("{oops" if damage == "garbage" else '{"version": "1", "inputs": [], "entries": {"x": [1, 2]}}')
     runs.clear()

@@ -123,7 +123,8 @@ class TemplateMemo:
         out = {}
         for key, entry in entries.items():
             if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) \
-                    and isinstance(entry[1], int) and 0 <= entry[1] < len(sets) and isinstance(sets[entry[1]], dict):
+                    and isinstance(entry[1], int) and 0 <= entry[1] < len(sets) and isinstance(sets[entry[1]], dict) \
+                    and _coarse_list(entry[2]):
                 out[key] = {"direct": entry[0], "inputs": sets[entry[1]], "coarse": entry[2]}
         return out
 
@@ -170,3 +171,10 @@ class TemplateMemo:
         write_atomic(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), durable=False)
         for entry in self._new.values():
             entry.pop("added", None)
+
+
+def _coarse_list(value) -> bool:
+    """[[picture, [width, height], dpi], ...] as put() records them (a damaged file may hold anything)."""
+    return isinstance(value, list) and all(
+        isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and isinstance(c[1], list) and len(c[1]) == 2
+        and all(isinstance(n, int) for n in c[1]) and isinstance(c[2], (int, float)) for c in value)

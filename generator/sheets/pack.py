@@ -113,7 +113,7 @@ class PackBuilder:
                      object_stream_mode=pikepdf.ObjectStreamMode.disable)
             self.last = (name, context, offset, body.imposer)
         else:
-            out.save(buffer, deterministic_id=True, compress_streams=True, recompress_flate=True,
+            out.save(buffer, deterministic_id=True, compress_streams=True,
                      object_stream_mode=pikepdf.ObjectStreamMode.generate)
         file = pack_name(self.game, pack, paper, self.options, "reprint" if self.reprint else None) + ".pdf"
         return buffer.getvalue(), pack_record.manifest(self.game, pack, paper, file, self.options, sections, body,

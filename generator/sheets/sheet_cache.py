@@ -310,12 +310,24 @@ def load(project, game_id: str, name: str, context: str) -> tuple[dict, pikepdf.
         data = pdf_path.read_bytes()
     except (OSError, ValueError):
         return None
-    if hashlib.sha256(data).hexdigest() != record.get("pdf"):
+    if hashlib.sha256(data).hexdigest() != record.get("pdf") or not _well_formed(record):
         return None               # the pack on disk is not the one recorded: never build on it
     try:
-        return record, pikepdf.open(io.BytesIO(data))
+        pdf = pikepdf.open(io.BytesIO(data))
     except pikepdf.PdfError:
         return None
+    return (record, pdf) if record["info_pages"] + len(record["sheets"]) == len(pdf.pages) else None
+
+
+def _well_formed(record: dict) -> bool:
+    """The shape save() writes (a record edited by hand or a tool is not built on)."""
+    sheets, faces = record.get("sheets"), record.get("faces")
+    return (isinstance(record.get("info_pages"), int) and record["info_pages"] >= 0
+            and isinstance(sheets, list) and isinstance(faces, dict)
+            and all(isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list)
+                    and all(isinstance(f, str) and isinstance(faces.get(f), dict) for f in s[1]) for s in sheets)
+            and all(isinstance(record.get(k), dict) for k in ("union", "glyph_map", "font_names"))
+            and isinstance(record.get("conflicts"), list))
 
 
 def forget(project, game_id: str, name: str) -> None:

@@ -8,7 +8,9 @@ may leave a hidden `.<name>.*.tmp` beside the target, never a half-written targe
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -17,6 +19,15 @@ from typing import BinaryIO, Iterator
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     with writing(path, durable) as handle:
         handle.write(data)
+
+
+def write_record(path: Path, value, durable: bool = False, **dump) -> None:
+    """A build's own JSON record (a cache index, a memo), compact by json's C encoder unless `dump`
+    says otherwise. Whatever is in its place is replaced, even a folder made by hand or a tool:
+    a record is only a record, made again."""
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    write_atomic(path, (json.dumps(value, **{"separators": (",", ":"), **dump}) + "\n").encode(), durable)
 
 
 @contextlib.contextmanager

@@ -30,12 +30,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pikepdf
 
-from generator.atomic import write_atomic
+from generator.atomic import write_record
 from generator.check.pdfread import parse_cmap, parse_widths
 
 VERSION = 1
@@ -106,10 +105,7 @@ class Memo:
         return cls(context, recorded)
 
     def save(self, path: Path) -> None:
-        if path.is_dir():
-            shutil.rmtree(path, ignore_errors=True)
-        data = {"version": VERSION, "context": self.context, "pages": self.pages, "forms": self.forms}
-        write_atomic(path, json.dumps(data, separators=(",", ":")).encode(), durable=False)
+        write_record(path, {"version": VERSION, "context": self.context, "pages": self.pages, "forms": self.forms})
 
     # --- forms: the glyphs their text draws -----------------------------------------------------
     def form_key(self, stream: pikepdf.Object) -> str | None:

@@ -31,9 +31,9 @@ def merge_fonts(pdf: pikepdf.Pdf, assets: Assets) -> None:
             fonts = obj.Resources.get("/Font", {})
             for name, font in fonts.items():
                 if "/PnpFont" in font:
-                    family, weight = str(font.PnpFont[0]).rstrip(",").strip(), int(font.PnpFont[1])
-                    groups.setdefault((family, weight), []).append(font)
-                    users.append((fonts, name, (family, weight)))
+                    key = placeholder_key(font)
+                    groups.setdefault(key, []).append(font)
+                    users.append((fonts, name, key))
     merged = {key: _merge(pdf, assets, key, fonts) for key, fonts in sorted(groups.items())}
     for fonts, name, key in users:
         fonts[name] = merged[key]
@@ -191,6 +191,11 @@ def _fonts_named(owner) -> set[str]:
         return {str(operands[0]) for operands, _ in pikepdf.parse_content_stream(owner, "Tf")}
     except pikepdf.PdfError:
         return set()
+
+
+def placeholder_key(font) -> tuple[str, int]:
+    """The bundled font (family, weight) a face's placeholder font stands for."""
+    return str(font.PnpFont[0]).rstrip(",").strip(), int(font.PnpFont[1])
 
 
 def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) -> pikepdf.Object:

@@ -19,10 +19,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
-from generator.atomic import write_atomic
+from generator.atomic import write_record
 from generator.render.cache import absolute_name, engine_fingerprint, relative_name
 
 VERSION = "1"
@@ -166,9 +165,7 @@ class TemplateMemo:
             index = sets.setdefault(marker, len(sets))
             entries[key] = [entry["direct"], index, entry["coarse"]]
         data = {"version": VERSION, "inputs": [dict(m) for m in sets], "entries": entries}
-        if self.path.is_dir():          # damaged by hand or a tool: it is only a memo
-            shutil.rmtree(self.path, ignore_errors=True)
-        write_atomic(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), durable=False)
+        write_record(self.path, data, ensure_ascii=False)
         for entry in self._new.values():
             entry.pop("added", None)
 

@@ -5,13 +5,12 @@ validated, and each file is written atomically after its preflight.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 from generator.source.assets import Assets
-from generator.atomic import write_atomic
+from generator.atomic import write_record
 from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -170,11 +169,8 @@ def mark_printed(project: Project, game_id: str, cards: dict, key: str = "cards"
 
 
 def _write_record(project: Project, game_id: str, record: dict) -> None:
-    path = project.build / game_id / FACES_RECORD
-    if path.is_dir():               # damaged by hand or a tool: it is only a record, make it again
-        shutil.rmtree(path, ignore_errors=True)
-    # compact: json's C encoder (indenting every key of 5,000 cards took most of a second)
-    write_atomic(path, (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode())
+    # compact (indenting every key of 5,000 cards took most of a second); durable: reprint reads it
+    write_record(project.build / game_id / FACES_RECORD, record, durable=True, sort_keys=True)
 
 
 def _rules(game: Game, assets: Assets, rulebook: RulebookRenderer, papers, options: PrintOptions) -> list:

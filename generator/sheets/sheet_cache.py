@@ -32,8 +32,8 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from generator import __version__
-from generator.atomic import write_atomic
-from generator.render.fontmerge import merged_font
+from generator.atomic import write_record
+from generator.render.fontmerge import merged_font, placeholder_key
 from generator.geometry import pt
 from generator.sheets.impose import Imposer
 
@@ -81,7 +81,9 @@ def _placeholders(resources, depth: int = 0):
 
 
 def _group(font) -> str:
-    return f"{str(font.PnpFont[0]).rstrip(',').strip()}|{int(font.PnpFont[1])}"
+    """A placeholder's bundled font as the record names it: "family|weight"."""
+    family, weight = placeholder_key(font)
+    return f"{family}|{weight}"
 
 
 def face_glyphs(resources) -> dict:
@@ -344,5 +346,4 @@ def save(project, game_id: str, name: str, context: str, pdf: bytes, info_pages:
         return
     record = {"version": VERSION, "context": context, "pdf": hashlib.sha256(pdf).hexdigest(),
               "info_pages": info_pages, **data}
-    write_atomic(record_path(project, game_id, name), json.dumps(record, separators=(",", ":")).encode(),
-                 durable=False)
+    write_record(record_path(project, game_id, name), record)

@@ -52,9 +52,8 @@ CHECK_SOURCES = ("check/preflight.py", "check/pdfread.py", "check/checked.py", "
 def context(font_files: list[Path]) -> str:
     """What the memo's records hold only under: the bundled font files, the code that checks and
     the code that makes the pack's subsets, and the libraries that read the file."""
-    from importlib.metadata import version
-
     from generator import __version__
+    from generator.versions import version
     digest = hashlib.sha256(__version__.encode())
     for name in ("pikepdf", "pypdfium2", "uharfbuzz"):
         digest.update(f"|{name} {version(name)}".encode())

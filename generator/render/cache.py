@@ -35,7 +35,7 @@ ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "c
 
 @functools.lru_cache(maxsize=1)
 def engine_fingerprint() -> str:
-    from importlib.metadata import version
+    from generator.versions import version
     libraries = "|".join(version(name) for name in ("weasyprint", "pydyf", "pikepdf", "uharfbuzz"))
     digest = hashlib.sha256(f"{__version__}|{libraries}".encode())
     package = Path(__file__).parent.parent

@@ -26,7 +26,7 @@ SOURCES = ("render/pieces.py", "render/pen.py", "render/piece_cache.py", "render
 
 @functools.lru_cache(maxsize=1)
 def drawing_fingerprint() -> str:
-    from importlib.metadata import version
+    from generator.versions import version
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(f"{__version__}|{version('reportlab')}|{version('svglib')}".encode())
     for name in SOURCES:

@@ -1,17 +1,42 @@
 """WeasyPrint, loaded once and quickly.
 
-At import WeasyPrint looks for pango, harfbuzz and friends under several names; for each
-name without a full soname cffi asks ctypes.util.find_library, which runs `ldconfig -p`
-(22 times: 0.16 s of every start). The sonames it tries next (libpango-1.0.so.0 …)
-load directly, so the lookup is skipped while it imports; if that finds nothing, it is
-imported again the ordinary way.
+A one-card rebuild spends more time loading WeasyPrint than drawing the card, so its import
+is trimmed three ways, none of which changes a byte it draws:
+
+- At import WeasyPrint looks for pango, harfbuzz and friends under several names; for each
+  name without a full soname cffi asks ctypes.util.find_library, which runs `ldconfig -p`
+  (22 times: 0.16 s of every start). The sonames it tries next (libpango-1.0.so.0 …) load
+  directly, so the lookup is skipped while it imports; if that finds nothing, it is imported
+  again the ordinary way.
+- Its C declarations (weasyprint/text/ffi.py, 450 lines) are parsed by pycparser on every
+  start, and every C type it names at run time (`ffi.new("PangoRectangle *")`) again. cffi's
+  "out-of-line ABI mode" does that parsing once and writes the result as a small Python module;
+  `_precompiled_ffi` keeps that module in this package's __pycache__ (like bytecode, named by
+  a hash of the declarations and cffi's version) and hands it to WeasyPrint in place of a fresh
+  FFI. Anything unexpected falls back to the ordinary parse.
+- fontTools' subsetter (with lxml, 0.1 s) serves WeasyPrint only without libharfbuzz-subset,
+  and its variable-font instancer (0.1 s) only for variable fonts; each loads when first used.
 """
 from __future__ import annotations
 
 import contextlib
 import ctypes.util
 import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
 import sys
+import tempfile
+import types
+from pathlib import Path
+
+# Modules WeasyPrint imports at start-up but uses only for fonts the bundled ones are not: loaded
+# when first used. Those it imports names from get a stand-in whose functions load the module.
+LAZY = ("fontTools.subset",)
+DEFERRED = {"fontTools.varLib.instancer": ("instantiateVariableFont",)}
+FFI_CACHE = Path(__file__).resolve().parent / "__pycache__"
+FFI_MODULE = "weasyprint.text.ffi"
 
 
 @functools.cache
@@ -19,7 +44,8 @@ def weasyprint():
     real = ctypes.util.find_library
     ctypes.util.find_library = lambda name: None
     try:
-        import weasyprint as module
+        with _lazy(LAZY), _deferred(DEFERRED), _precompiled_ffi():
+            import weasyprint as module
     except OSError:
         for name in [m for m in sys.modules if m == "weasyprint" or m.startswith("weasyprint.")]:
             del sys.modules[name]
@@ -47,3 +73,132 @@ def without_margin_boxes():
 
 def _none(context, page, state):
     return []
+
+
+# --- modules loaded when first used ---------------------------------------------------------
+
+@contextlib.contextmanager
+def _lazy(names):
+    """Each module not imported yet is registered now but runs only when one of its names is
+    first read (importlib's LazyLoader): `from fontTools import subset` stays cheap until
+    `subset.Options` is used. A module that cannot be found is left alone."""
+    for name in names:
+        if name in sys.modules:
+            continue
+        parent, _, child = name.rpartition(".")
+        try:
+            package = importlib.import_module(parent)
+            spec = importlib.machinery.PathFinder.find_spec(name, list(package.__spec__.submodule_search_locations))
+        except (ImportError, AttributeError, TypeError):
+            continue
+        if spec is None or spec.loader is None:
+            continue
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        setattr(package, child, module)
+    yield
+
+
+@contextlib.contextmanager
+def _deferred(modules: dict[str, tuple[str, ...]]):
+    """For `from module import f`: until the import is done, `module` is a stand-in whose `f`
+    imports the real module (replacing the stand-in) and calls its `f`."""
+    stand_ins = {}
+    for name, functions in modules.items():
+        if name in sys.modules or importlib.util.find_spec(name.partition(".")[0]) is None:
+            continue
+        stand_in = types.ModuleType(name)
+        for function in functions:
+            setattr(stand_in, function, functools.partial(_call_real, name, function))
+        sys.modules[name] = stand_ins[name] = stand_in
+    try:
+        yield
+    finally:
+        for name, stand_in in stand_ins.items():     # a later `import` gets the real module
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+
+
+def _call_real(module: str, function: str, *args, **kwargs):
+    return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+
+# --- C declarations parsed once ---------------------------------------------------------------
+
+class _FFIStandIn:
+    """What `cffi.FFI()` gives weasyprint/text/ffi.py: its `cdef` picks the precompiled FFI
+    (or a freshly parsed one), to which everything else is passed on."""
+
+    def __init__(self, make_real):
+        self._make_real = make_real
+        self._ffi = None
+
+    def cdef(self, source, *args, **kwargs):
+        self._ffi = _compiled(source, args, kwargs, self._make_real)
+
+    def __getattr__(self, name):
+        if self._ffi is None:
+            raise AttributeError(name)
+        return getattr(self._ffi, name)
+
+
+@contextlib.contextmanager
+def _precompiled_ffi():
+    try:
+        import cffi
+    except ImportError:
+        yield
+        return
+    real = cffi.FFI
+    stand_ins = []
+
+    def make(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__")
+        if caller != FFI_MODULE or args or kwargs:
+            return real(*args, **kwargs)
+        stand_ins.append(_FFIStandIn(real))
+        return stand_ins[-1]
+
+    cffi.FFI = make
+    try:
+        yield
+    finally:
+        cffi.FFI = real
+    # The modules that imported the stand-in get the FFI itself (no indirection on every call).
+    for stand_in in stand_ins:
+        for name, module in list(sys.modules.items()):
+            if name.startswith("weasyprint") and getattr(module, "ffi", None) is stand_in:
+                module.ffi = stand_in._ffi
+
+
+def _compiled(source: str, args, kwargs, make_real):
+    """The precompiled FFI for these declarations, made and kept the first time; the ordinary
+    parsed FFI when it cannot be (kwargs, an unwritable folder, a cffi without the mode)."""
+    try:
+        import cffi
+        key = hashlib.sha256(f"{cffi.__version__}\0{source}".encode()).hexdigest()[:20]
+        name = f"_pnp_pango_ffi_{key}"
+        path = FFI_CACHE / f"{name}.cffi"         # Python source, named so no tool takes it for the engine's
+        if not args and not kwargs:
+            if not path.is_file():
+                builder = make_real()
+                builder.cdef(source)
+                builder.set_source(name, None)
+                FFI_CACHE.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=FFI_CACHE)
+                os.close(fd)
+                with contextlib.redirect_stdout(None):
+                    builder.emit_python_code(tmp)
+                os.replace(tmp, path)
+            spec = importlib.util.spec_from_file_location(name, path,
+                                                          loader=importlib.machinery.SourceFileLoader(name, str(path)))
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module.ffi
+    except Exception:          # any trouble: WeasyPrint's own way, as if this were not here
+        pass
+    ffi = make_real()
+    ffi.cdef(source, *args, **kwargs)
+    return ffi

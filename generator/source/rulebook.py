@@ -20,7 +20,6 @@ from typing import Callable
 
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from markdown_it import MarkdownIt
 from markupsafe import escape
 
 from generator.errors import PnpError, Problem
@@ -250,7 +249,8 @@ def _size_table(table, tokens, index: int) -> None:
             return
 
 
-def _markdown(html: bool) -> MarkdownIt:
+def _markdown(html: bool):
+    from markdown_it import MarkdownIt       # 60 ms to import: only a game with a rulebook pays it
     return MarkdownIt("commonmark", {"html": html, "typographer": False}).enable("table")
 
 

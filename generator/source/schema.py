@@ -25,7 +25,9 @@ Colour = Annotated[str, Field(pattern=r"^(#[0-9a-fA-F]{6}|\{\{.*\}\}|none)$", de
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # defer_build: a model's validator is built the first time it validates, so a game without
+    # boards or rules never pays for theirs at start-up
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 # --- sizes ------------------------------------------------------------------------------
@@ -390,7 +392,7 @@ AnyElement = Annotated[
     Union[RectEl, LineEl, TextEl, IconEl, TrackEl, StationsEl, TableEl, RingEl, CellsEl, PatternEl, RepeatEl],
     Field(discriminator="type"),
 ]
-RepeatEl.model_rebuild()
+# (RepeatEl's forward reference to AnyElement is resolved when it first validates: defer_build)
 
 
 class PieceSpec(Strict):

@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from generator.source import reads
+from generator.versions import version
 
 STAMP = ".stamp.json"
 LIBRARIES = ("weasyprint", "pydyf", "pikepdf", "reportlab", "uharfbuzz", "jinja2", "pyyaml", "pydantic",
@@ -32,10 +32,7 @@ def _folders(root: Path, game_id: str) -> list[Path]:
 def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
     for name in LIBRARIES:
-        try:
-            digest.update(f"{name}={version(name)}".encode())
-        except PackageNotFoundError:
-            digest.update(f"{name}=-".encode())
+        digest.update(f"{name}={version(name) or '-'}".encode())
     for folder in _folders(root, game_id):
         for path in _files(folder):
             digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")

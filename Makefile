@@ -12,13 +12,20 @@ PIP    := $(PY) -m pip install -q --disable-pip-version-check
 
 .PHONY: kit test bench setup pictures clean
 
+# The engine's bytecode is written up front, as pip does for the libraries: where PYTHONDONTWRITEBYTECODE
+# is set, every pnp run would otherwise compile the engine again (0.2 s of each start).
+COMPILE := $(PY) -m compileall -q generator > /dev/null
+
 kit: $(STAMP)
+	$(COMPILE)
 	./pnp build
 
 test: $(TESTS)
+	$(COMPILE)
 	$(PY) -m pytest -q
 
 bench: $(TESTS)
+	$(COMPILE)
 	$(PY) bench/run.py
 
 pictures: $(TESTS)

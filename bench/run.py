@@ -6,7 +6,9 @@ when other work shares the machine) and the peak memory of the whole process tre
 render workers, sampled every 25 ms, each process's proportional set size (PSS: a page
 shared by the forked workers and their parent counts once in total, not once in each).
 The sum of their resident sizes (RSS, shared pages counted in every process) is printed
-too. A run is repeated and the median reported. Nothing here is asserted: the table compares the figures, as ratios, with
+too. A run is repeated and the median reported. Warm runs (one card changed, nothing changed)
+are timed without the sampler, whose reads of the process's memory map slow a sub-second run,
+and their memory is read in one more run. Nothing here is asserted: the table compares the figures, as ratios, with
 the peer's (../shared/bench/README.md, measured on this kind of machine).
 
 The peer runs in the same run when it is installed: SQUIB_HOME pointing at a folder with
@@ -58,8 +60,10 @@ class Run:
     cpu: float = 0.0           # user + system seconds of the process and the children it waited for
 
 
-def measure(args: list[str], cwd: Path, env: dict | None = None) -> Run:
-    """Run a command; its wall time and the peak summed RSS of it and its children."""
+def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = True) -> Run:
+    """Run a command; its wall time and the peak summed PSS and RSS of it and its children
+    (without `sample`, no memory: reading a process's memory map every 25 ms slows it a little,
+    which matters for sub-second runs)."""
     start = time.perf_counter()
     before = os.times()
     proc = psutil.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -67,7 +71,7 @@ def measure(args: list[str], cwd: Path, env: dict | None = None) -> Run:
     peak = [0, 0]
     done = threading.Event()
 
-    def sample():
+    def sampling():
         while not done.is_set():
             try:
                 pss, rss = tree_memory(proc)
@@ -76,14 +80,16 @@ def measure(args: list[str], cwd: Path, env: dict | None = None) -> Run:
                 pass
             done.wait(0.025)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = threading.Thread(target=sampling, daemon=True) if sample else None
+    if sampler:
+        sampler.start()
     output, _ = proc.communicate()
     seconds = time.perf_counter() - start
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     done.set()
-    sampler.join()
+    if sampler:
+        sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"bench: {' '.join(args)} failed ({proc.returncode}):\n{output}")
     return Run(seconds, peak[0] / 1e6, output, peak[1] / 1e6, cpu)
@@ -132,12 +138,14 @@ def cold(project: Path, args: list[str], repeat: int) -> Run:
 
 
 def warm(args: list[str], repeat: int, before=None) -> Run:
+    """Sub-second runs: timed without the memory sampler, then one more run for the memory."""
     runs = []
-    for i in range(repeat):
+    for i in range(repeat + 1):
         if before:
             before(i)
-        runs.append(measure(args, ROOT))
-    return median(runs)
+        runs.append(measure(args, ROOT, sample=i == repeat))
+    timed = median(runs[:repeat])
+    return Run(timed.seconds, runs[-1].peak_mb, timed.output, runs[-1].peak_rss_mb, timed.cpu)
 
 
 def pdf_facts(path: Path) -> str:

@@ -34,7 +34,7 @@ from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watche
 from generator.render.html import (captured_warnings, fenced_fetcher, fresh_imports, jinja_env, printed_text,
                                    serious_warnings)
 from generator.render.workers import worker_pool
-from generator.render.weasy import weasyprint, without_margin_boxes
+from generator.render.weasy import font_config, weasyprint, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -168,6 +168,12 @@ class CardRenderer:
                                  self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
                                                        for name in WATCHED}) if plain_art else None
         self._watched: set[str] = set()       # the WATCHED parts of the context the render now read
+
+    @functools.cached_property
+    def _font_key(self) -> str:
+        """The fonts the faces are drawn with: their @font-face rules and files' bytes."""
+        parts = [self.font_css] + [f"{font.path}:{self.hashes.of(font.path)}" for font in self.assets.fonts]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     @functools.cached_property
     def fetcher(self):
@@ -415,7 +421,7 @@ class CardRenderer:
                         face.fragments[step] = self._fragment(face, step)
                 with without_margin_boxes():
                     doc = HTML(string=self._document(pending, size, sheets, step), base_url=str(self.project.root) + "/",
-                               url_fetcher=self.fetcher).render()
+                               url_fetcher=self.fetcher).render(font_config=font_config(self._font_key))
                 overflowing = []
                 for face, page in zip(pending, doc.pages):
                     (overflowing if _overflows(page) else []).append(face)

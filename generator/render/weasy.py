@@ -56,6 +56,21 @@ def weasyprint():
     return module
 
 
+_FONT_CONFIGS: dict[str, object] = {}
+
+
+def font_config(key: str):
+    """One WeasyPrint FontConfiguration per process for a set of fonts (`key`: their @font-face
+    rules and the hash of each file). A new one loads fontconfig's configuration and every
+    @font-face font again, 0.1 s per document; a kept one has them. A changed font (pnp watch)
+    gets a new one: WeasyPrint knows a face by its rule, not by the file's bytes."""
+    config = _FONT_CONFIGS.get(key)
+    if config is None:
+        _FONT_CONFIGS.clear()
+        config = _FONT_CONFIGS[key] = weasyprint().text.fonts.FontConfiguration()
+    return config
+
+
 @contextlib.contextmanager
 def without_margin_boxes():
     """Card pages have no margins, so their sixteen page-margin boxes (@top-left …) have no

@@ -21,12 +21,13 @@ import hashlib
 import io
 import json
 import shutil
+import stat as stat_module
 from pathlib import Path
 
 import pikepdf
 
 from generator import __version__
-from generator.atomic import write_atomic
+from generator.atomic import write_atomic, write_record
 from generator.source.project import Project
 
 ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py",
@@ -77,11 +78,22 @@ class FileHashes:
 
 
 class FaceCache:
-    """Also the cache of drawn boards and pieces (render/pieces.py), in its own folder."""
+    """Also the cache of drawn boards and pieces (render/pieces.py), in its own folder.
+
+    With an `index` name (a game's edition), the entries a build used are also listed in one
+    file, `index-<name>.json`, each with its file's size, modification and change times and
+    inode: the next build finds an entry whose file still has exactly those without opening its
+    manifest or reading and hashing its bytes (a card sheet kept from the last build never reads
+    them). Writing a file, even with its old size and time put back, changes its change time, so
+    it is then checked in full as before; and every entry a sheet does open is hashed again."""
     KEEP = 8        # input sets remembered per direct key (a card switched back and forth stays cached)
 
-    def __init__(self, project: Project, kind: str = "faces"):
+    def __init__(self, project: Project, kind: str = "faces", index: str | None = None):
         self.root = project.build / ".cache" / kind
+        self._index_path = self.root / f"index-{index}.json" if index else None
+        self._indexed: dict | None = None        # the last build's index, read when first needed
+        self._used: dict[str, list] = {}         # direct -> [key, sha256, inputs, stat] of this build
+        self._saved = 0                          # entries of _used when the index was last written
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.pdf"
@@ -123,12 +135,46 @@ class FaceCache:
         return (entry["key"], data, entry["inputs"]) if data is not None else None
 
     def find(self, direct: str, current) -> tuple[str, str, dict[str, str]] | None:
-        """Like get_bytes, giving the entry's hash instead of its bytes, which are checked now and
-        again when read() reads them for use: most faces of a rebuild are never opened."""
+        """Like get_bytes, giving the entry's hash instead of its bytes, which are checked now (or
+        known unchanged by the index) and again when read() reads them for use: most faces of a
+        rebuild are never opened."""
+        known = self._index().get(direct)
+        if known is not None:
+            key, sha, inputs, stat = known
+            if all(current(name) == value for name, value in inputs.items()) and _stat(self.path(key)) == stat:
+                self._used[direct] = known
+                return key, sha, inputs
         entry = self._match(direct, current)
         if entry is None or self.read(entry["key"], entry["sha256"]) is None:
             return None
+        self.remember(direct, entry["key"], entry["sha256"], entry["inputs"])
         return entry["key"], entry["sha256"], entry["inputs"]
+
+    def remember(self, direct: str, key: str, sha: str, inputs: dict[str, str]) -> None:
+        """List an entry checked (or written) by this build in the index."""
+        if self._index_path is not None:
+            stat = _stat(self.path(key))
+            if stat is not None:
+                self._used[direct] = [key, sha, inputs, stat]
+
+    def save_index(self) -> None:
+        """The entries this build used, and the last build's while they are not many more."""
+        if self._index_path is None or not self._used or self._saved == len(self._used):
+            return
+        self._saved = len(self._used)
+        merged = {**self._index(), **self._used}
+        write_record(self._index_path, merged if len(merged) <= 2 * len(self._used) + 1000 else self._used)
+
+    def _index(self) -> dict:
+        if self._indexed is None:
+            self._indexed = {}
+            try:
+                data = json.loads(self._index_path.read_bytes()) if self._index_path else {}
+            except (OSError, ValueError, RecursionError):
+                data = {}
+            if isinstance(data, dict):
+                self._indexed = {direct: entry for direct, entry in data.items() if _indexed_well(entry)}
+        return self._indexed
 
     def _match(self, direct: str, current) -> dict | None:
         """The newest entry whose recorded inputs all still have their hash."""
@@ -172,6 +218,23 @@ class FaceCache:
         write_atomic(manifest, (json.dumps({"entries": entries[:self.KEEP]}, indent=0) + "\n").encode(),
                      durable=False)
         return key
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if not stat_module.S_ISREG(info.st_mode):
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+def _indexed_well(entry) -> bool:
+    return (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str) and len(entry[0]) == 40
+            and isinstance(entry[1], str) and isinstance(entry[2], dict)
+            and all(isinstance(v, str) for v in entry[2].values())
+            and isinstance(entry[3], list) and len(entry[3]) == 4 and all(isinstance(v, int) for v in entry[3]))
 
 
 def _well_formed(entry) -> bool:

@@ -150,7 +150,9 @@ class CardRenderer:
                  art_dpi: int | None = None, keep_profiles: bool = False):
         self.project, self.assets, self.game = project, assets, game
         self.ink_saver = ink_saver
-        self.cache = FaceCache(project)
+        plain_art = art_dpi is None and not keep_profiles     # an export's pictures are prepared anew
+        # the index of the faces a build used: a build's, not an export's (which uses a few faces)
+        self.cache = FaceCache(project, index=f"{game.id}-{game.language}" if plain_art else None)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         # an export's --dpi, and for PDF/X the pictures' own ICC profiles (render/art.py)
@@ -163,7 +165,6 @@ class CardRenderer:
         self._static_keys: dict[tuple, str] = {}     # (deck, side, template) -> what their faces share
         self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
-        plain_art = art_dpi is None and not keep_profiles     # an export's pictures are prepared anew
         self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
                                  self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
                                                        for name in WATCHED}) if plain_art else None
@@ -356,6 +357,8 @@ class CardRenderer:
             rendered.add(direct, key, pikepdf.open(io.BytesIO(data)))
             rendered.fresh.append(unique[direct].label)
             self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
+            self.cache.remember(direct, key, hashlib.sha256(data).hexdigest(), inputs)
+        self.cache.save_index()
         for face in faces:
             face.key = rendered.keys[face.direct]
         return rendered

@@ -108,9 +108,14 @@ class PackBuilder:
         else:
             tidy_fonts(out)                  # the info page's fonts too: unique tags, clean names
         buffer = io.BytesIO()
-        if context:     # streams compressed afresh, no object streams: built on the last pack == cold
-            out.save(buffer, deterministic_id=True, compress_streams=True, recompress_flate=True,
-                     object_stream_mode=pikepdf.ObjectStreamMode.disable)
+        if reuser:      # only what is new is compressed (kept sheets are as the last save wrote them)
+            sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
+                                         reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
+            out.save(buffer, **sheet_cache.AS_IS)
+            self.last = (name, context, offset, body.imposer)
+        elif context:   # every stream compressed now, so that the next build can build on this file
+            sheet_cache.compress_streams([out.trailer])
+            out.save(buffer, **sheet_cache.AS_IS)
             self.last = (name, context, offset, body.imposer)
         else:
             out.save(buffer, deterministic_id=True, compress_streams=True,

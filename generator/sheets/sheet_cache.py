@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import shutil
+import zlib
 from pathlib import Path
 
 import pikepdf
@@ -37,7 +38,7 @@ from generator.render.fontmerge import merged_font, placeholder_key
 from generator.geometry import pt
 from generator.sheets.impose import Imposer
 
-VERSION = 1
+VERSION = 2       # 2: every stream compressed by pnp, saved as it is (compress_streams)
 ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
                   "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py",
                   "check/pdfread.py")
@@ -154,6 +155,7 @@ class SheetReuser(SheetRecorder):
 
     def __init__(self, old: pikepdf.Pdf, record: dict):
         super().__init__(old)
+        self.old_size = int(old.trailer.Size)   # objects numbered below it are the last file's
         self.record = record
         info = record["info_pages"]
         self.old_pages = [old.pages[info + i].obj for i in range(len(record["sheets"]))]
@@ -251,6 +253,47 @@ class SheetReuser(SheetRecorder):
         if "/ID" in old.trailer:      # qpdf would keep the old file's first ID; a cold pack has none
             del old.trailer.ID
         return old
+
+
+def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> None:
+    """Give every stream reachable from `roots` its one canonical form before the pack is saved:
+    its fully decoded bytes compressed by zlib at the default level, as qpdf would compress them
+    (the same libz; a stream qpdf cannot decode, a JPEG say, stays as it is). Such a pack is then
+    saved with no stream touched by qpdf, so a stream written by one build is copied by the next
+    as it is, and a pack built on its last file is byte for byte a cold build's without
+    compressing every kept stream again (that was most of a large pack's save).
+
+    A cold build passes its whole document; an incremental one the pages made now, with
+    `old_size` the previous file's /Size: a stream numbered below it came from that file,
+    already canonical, unless reached from `force` (the fonts re-made in place). Keys in `skip`
+    are not followed (the page tree, whose kept pages hold nothing new)."""
+    seen: set = set()
+    stack = [(root, False) for root in roots] + [(root, True) for root in force]
+    while stack:
+        obj, forced = stack.pop()
+        if isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
+            if obj.is_indirect:
+                if (obj.objgen, forced) in seen:
+                    continue
+                seen.add((obj.objgen, forced))
+            if isinstance(obj, pikepdf.Stream) and (forced or not obj.is_indirect or obj.objgen[0] >= old_size):
+                _canonical_stream(obj)
+            stack += [(value, forced) for key, value in obj.items() if key not in skip]
+        elif isinstance(obj, pikepdf.Array):
+            stack += [(value, forced) for value in obj]
+
+
+def _canonical_stream(stream: pikepdf.Stream) -> None:
+    try:
+        data = stream.read_bytes()
+    except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
+        return
+    stream.write(zlib.compress(data), filter=Name.FlateDecode)
+
+
+# Saving a pack whose streams are canonical: qpdf copies every stream as it is.
+AS_IS = dict(deterministic_id=True, compress_streams=False, stream_decode_level=pikepdf.StreamDecodeLevel.none,
+             object_stream_mode=pikepdf.ObjectStreamMode.disable)
 
 
 def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:

@@ -87,31 +87,34 @@ class _Pages(dict):
             return dict.__getitem__(self, real)
         if real not in rendered.stored:
             raise KeyError(key)
-        data = rendered.cache.read(real, rendered.stored.pop(real))
+        data = rendered.cache.read(real, rendered.stored[real])
         if data is None:
             raise PnpError(Problem(rendered.cache.display(real), None, "this face cache entry was damaged while the "
                                    "build ran", "build again: it will be rendered anew"))
         pdf = pikepdf.open(io.BytesIO(data))
-        rendered.pdfs.append(pdf)
+        rendered.pdfs[real] = pdf
         self[real] = pdf.pages[0]
         return self[real]
 
 
 @dataclass
 class Rendered:
-    """Rendered pages by face key (and by direct key); holds the PDFs the pages live in."""
+    """Rendered pages by face key (and by direct key); holds the PDFs the pages live in. Every
+    face is kept in the face cache and opened when a sheet first places it; once a sheet has
+    its own copy, `release` closes it again (a 5,000-card pack no longer holds every face open
+    until it is saved), and it is opened anew if asked for again."""
     cache: FaceCache | None = None
-    pdfs: list = field(default_factory=list)
+    pdfs: dict = field(default_factory=dict)      # key -> the opened PDF of a face
     pages: dict = field(default=None)
     fresh: list = field(default_factory=list)     # labels of the faces rendered now (not cached)
     keys: dict = field(default_factory=dict)      # direct key -> key
-    stored: dict = field(default_factory=dict)    # key -> sha256 of a checked cache entry not opened yet
+    stored: dict = field(default_factory=dict)    # key -> sha256 of its checked cache entry
 
     def __post_init__(self):
         self.pages = _Pages(self)
 
     def add(self, direct: str, key: str, pdf: pikepdf.Pdf) -> None:
-        self.pdfs.append(pdf)
+        self.pdfs[key] = pdf
         self.pages[key] = pdf.pages[0]
         self.keys[direct] = key
 
@@ -120,17 +123,27 @@ class Rendered:
         self.keys[direct] = key
 
     def lazy(self, key: str):
-        """The page, or a stand-in that opens it only when something reads it (a sheet kept
-        from the last build never does)."""
-        return self.pages[key] if dict.__contains__(self.pages, key) else _LazyPage(self.pages, key)
+        """A stand-in for the page that opens it only when something reads it (a sheet kept
+        from the last build never does), and that its imposer can release."""
+        return _LazyPage(self, key)
+
+    def release(self, key: str) -> None:
+        real = self.keys.get(key, key)
+        if real in self.stored:                # (a face held only in memory stays open)
+            dict.pop(self.pages, real, None)
+            self.pdfs.pop(real, None)
 
 
 class _LazyPage:
-    def __init__(self, pages: _Pages, key: str):
-        self._pages, self._key = pages, key
+    def __init__(self, rendered: Rendered, key: str):
+        self._rendered, self._key = rendered, key
 
     def __getattr__(self, name):
-        return getattr(self._pages[self._key], name)
+        return getattr(self._rendered.pages[self._key], name)
+
+    def release(self) -> None:
+        """The imposer has its own copy of the page: the face's PDF may close."""
+        self._rendered.release(self._key)
 
 
 CHUNK = 75          # faces per WeasyPrint document: large enough to be fast, small enough for memory
@@ -354,10 +367,11 @@ class CardRenderer:
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
         advance = progress(len(missing)) if progress is not None and missing else None
         for direct, key, inputs, data in self._render_missing(missing, jobs, advance):
-            rendered.add(direct, key, pikepdf.open(io.BytesIO(data)))
+            sha = hashlib.sha256(data).hexdigest()
+            rendered.add_stored(direct, key, sha)      # in the cache now: opened when a sheet places it
             rendered.fresh.append(unique[direct].label)
             self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
-            self.cache.remember(direct, key, hashlib.sha256(data).hexdigest(), inputs)
+            self.cache.remember(direct, key, sha, inputs)
         self.cache.save_index()
         for face in faces:
             face.key = rendered.keys[face.direct]

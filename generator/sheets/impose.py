@@ -20,6 +20,26 @@ def _num(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def _own_streams(obj) -> None:
+    """Copy into this PDF the bytes of every stream of an imported page, as they are (qpdf would
+    otherwise read them from the source PDF only when the pack is saved, so every source PDF
+    stayed open, and in memory, until then)."""
+    seen: set = set()
+    stack = [obj]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
+            if obj.is_indirect:
+                if obj.objgen in seen:
+                    continue
+                seen.add(obj.objgen)
+            if isinstance(obj, pikepdf.Stream):
+                obj.write(obj.read_raw_bytes(), filter=obj.get("/Filter"), decode_parms=obj.get("/DecodeParms"))
+            stack += [value for key, value in obj.items() if key != "/Parent"]
+        elif isinstance(obj, pikepdf.Array):
+            stack += list(obj)
+
+
 class Imposer:
     """Adds sheets to one output PDF, importing each source page once."""
 
@@ -33,6 +53,10 @@ class Imposer:
         printed trim from the finished file."""
         if key not in self._forms:
             form = self.out.copy_foreign(page.as_form_xobject())
+            _own_streams(form)
+            release = getattr(page, "release", None)      # a rendered face (render/cards.py) may close now
+            if callable(release):
+                release()
             x0, y0, x1, y1 = (float(v) for v in form.BBox)
             b = pt(bleed)
             form.PnpTrim = Array([x0 + b, y0 + b, x1 - b, y1 - b])

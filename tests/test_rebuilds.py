@@ -350,3 +350,49 @@ def test_reprint_takes_the_pack_that_was_built(cephiro):
     assert result.exit_code == 0 and "(1 changed card," in result.output, result.output
     manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4-zh-Hans.json").read_text())
     assert manifest["players"] == 3
+
+
+def test_the_faces_index_finds_entries_without_reading_them(warm):
+    """The index lists each entry with its file's times: the next build takes the entries from
+    it, without their manifests (removed here), and renders nothing."""
+    manifests = [p for p in (warm / "build/.cache/faces").glob("*/*.json")]
+    assert manifests and list((warm / "build/.cache/faces").glob("index-cephiro-pillar-*.json"))
+    for manifest in manifests:
+        manifest.unlink()
+    assert _build(warm)[1] == []
+
+
+def test_an_entry_rewritten_with_its_old_size_and_time_is_checked_in_full(warm):
+    """Putting the size and modification time back does not hide a rewrite from the index: the
+    change time moved, so the entry's bytes are hashed, found damaged and rendered again."""
+    import os
+    renderer, faces = _faces(warm)
+    face = next(iter(faces.values()))
+    entry = _entry(renderer, face)
+    before = entry.stat()
+    data = entry.read_bytes()
+    at = data.index(b"stream") + 20
+    entry.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
+    os.utime(entry, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (entry.stat().st_size, entry.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert _build(warm)[1] == [face.label]
+
+
+def test_a_face_is_released_once_its_sheet_holds_a_copy(warm):
+    """A cached face is opened when a sheet first places it and closed once the sheet has its own
+    copy of the face's streams; the copy saves without it."""
+    import io
+    from generator.sheets.impose import Imposer
+    renderer, faces = _faces(warm)
+    rendered = renderer.render(list(faces.values()))
+    assert rendered.pdfs == {}                            # all from the cache: nothing opened yet
+    face = next(iter(faces.values()))
+    drawn = rendered.pages[face.key].Contents.read_bytes()
+    rendered.release(face.key)
+    out = pikepdf.new()
+    form = Imposer(out).form(face.key, rendered.lazy(face.key))
+    assert rendered.pdfs == {}                            # opened for the copy, then released
+    out.Root.Face = form
+    buffer = io.BytesIO()
+    out.save(buffer)
+    assert pikepdf.open(io.BytesIO(buffer.getvalue())).Root.Face.read_bytes() == drawn

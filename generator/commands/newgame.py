@@ -50,7 +50,8 @@ def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en
         raise PnpError(Problem(lang, None, f"pnp new writes games in {' or '.join(SCAFFOLD_LANGUAGES)}"))
     scaffold = SCAFFOLD / lang
     for source, target in ((scaffold / "cards", cards), (scaffold / "templates", templates)):
-        for path in sorted(p for p in source.rglob("*") if p.is_file()):
+        # (a __pycache__ Python left beside the scaffold's rules.py is not part of it)
+        for path in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             out = target / path.relative_to(source)
             out.parent.mkdir(parents=True, exist_ok=True)
             if path.suffix in PICTURES:

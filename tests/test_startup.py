@@ -1,0 +1,85 @@
+"""What a new `pnp` process loads before it draws (docs/speed.md, "Start-up"), and that each
+shortcut gives what the ordinary way gives. Nothing here measures time (that is `make bench`)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, version as metadata_version
+
+import pytest
+
+from generator.render import weasy
+from generator.source.stamp import LIBRARIES
+from generator.versions import version
+from tests.conftest import ROOT
+
+
+def _python(code: str) -> dict:
+    """Run code in a fresh interpreter (nothing imported yet) and return the JSON it prints."""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_library_versions_are_the_installed_ones():
+    for name in LIBRARIES + ("pypdfium2", "cffi", "no-such-library-here"):
+        try:
+            expected = metadata_version(name)
+        except PackageNotFoundError:
+            expected = None
+        assert version(name) == expected, name
+
+
+def test_weasyprint_loads_its_declarations_precompiled_and_font_tools_only_when_used():
+    seen = _python(
+        "import json, sys\n"
+        "from generator.render.weasy import weasyprint, FFI_CACHE\n"
+        "weasyprint()\n"
+        "ffi = sys.modules['weasyprint.text.ffi'].ffi\n"
+        "users = [m for m in sys.modules if m.startswith('weasyprint') and type(getattr(sys.modules[m], 'ffi', None)).__name__ == '_FFIStandIn']\n"
+        "print(json.dumps({'ffi': type(ffi).__module__, 'pycparser': 'pycparser' in sys.modules, 'users': users,\n"
+        "  'instancer': 'fontTools.varLib.instancer' in sys.modules,\n"
+        "  'subset': type(sys.modules['fontTools.subset']).__name__,\n"
+        "  'cached': sorted(p.name for p in FFI_CACHE.glob('_pnp_pango_ffi_*.cffi'))}))")
+    assert seen["ffi"] == "_cffi_backend"          # the precompiled FFI, not cffi.api's parsed one
+    assert not seen["pycparser"]                   # nothing was parsed
+    assert seen["users"] == []                     # every WeasyPrint module holds the FFI itself, not the stand-in
+    assert not seen["instancer"] and seen["subset"] == "_LazyModule"
+    assert len(seen["cached"]) >= 1
+
+
+def test_the_precompiled_declarations_draw_what_parsed_ones_draw():
+    """The same C functions and constants through either FFI."""
+    import cffi
+    source = "int abs(int x); typedef struct { int a; double b; } pair;"
+    parsed = weasy._compiled(source, ("unused",), {}, cffi.FFI)        # arguments: WeasyPrint's own way
+    compiled = weasy._compiled(source, (), {}, cffi.FFI)
+    assert type(parsed).__module__ == "cffi.api" and type(compiled).__module__ == "_cffi_backend"
+    for ffi in (parsed, compiled):
+        libc = ffi.dlopen(None)
+        assert libc.abs(-7) == 7
+        assert ffi.sizeof("pair") == parsed.sizeof("pair")
+
+
+def test_an_unwritable_cache_falls_back_to_parsing(tmp_path, monkeypatch):
+    import cffi
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setattr(weasy, "FFI_CACHE", blocker / "cache")
+    ffi = weasy._compiled("int abs(int x);", (), {}, cffi.FFI)
+    assert type(ffi).__module__ == "cffi.api"
+    assert ffi.dlopen(None).abs(-2) == 2
+
+
+def test_a_build_command_does_not_load_what_only_rulebooks_or_fallbacks_use():
+    seen = _python("import json, sys\nimport generator.commands.cli, generator.sheets.kit\n"
+                   "print(json.dumps(sorted(m for m in ('markdown_it', 'weasyprint', 'fontTools.subset') if m in sys.modules)))")
+    assert seen == []
+
+
+@pytest.mark.parametrize("key", ["one", "two"])
+def test_one_font_configuration_per_set_of_fonts(key):
+    first = weasy.font_config(f"fonts-{key}")
+    assert weasy.font_config(f"fonts-{key}") is first
+    other = weasy.font_config(f"fonts-{key}-changed")       # a font file changed: a new configuration
+    assert other is not first and weasy.font_config(f"fonts-{key}-changed") is other

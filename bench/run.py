@@ -387,6 +387,9 @@ def verdicts(peer: dict, pdf: Run, one: Run, watched: Run, same: Run, scaled: di
         ("one change, pnp watch ≤ 0.3 s", watched.seconds <= 0.3, f"{watched.seconds:.2f} s"),
         ("no change ≤ 0.5 s", same.seconds <= 0.5, f"{same.seconds:.2f} s"),
     ]
+    if 10000 in scaled:
+        big = scaled[10000]["cold"]
+        checks.append(("cold PDF at 10,000 cards ≤ 400 MB (PSS)", big.peak_mb <= 400, f"{big.peak_mb:.0f} MB PSS"))
     largest = max(scaled, default=None)
     if largest:
         big = scaled[largest]["one"].seconds

@@ -178,6 +178,7 @@ class CardRenderer:
         self._static_keys: dict[tuple, str] = {}     # (deck, side, template) -> what their faces share
         self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
+        self._noted: set[tuple[str, str]] = set()     # (file, hash) noted for the stamp
         self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
                                  self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
                                                        for name in WATCHED}) if plain_art else None
@@ -482,8 +483,12 @@ class CardRenderer:
         return self._paths[name]
 
     def _note(self, inputs: dict[str, str]) -> None:
-        for name, sha in inputs.items():
-            reads.note_hash(self._absolute(name), sha)
+        """Note the files a face read for the up-to-date stamp: each (file, hash) once a build,
+        though thousands of faces read the same stylesheets."""
+        for pair in inputs.items():
+            if pair not in self._noted:
+                self._noted.add(pair)
+                reads.note_hash(self._absolute(pair[0]), pair[1])
 
     def _document(self, faces: list[Face], size, sheets, step: float) -> str:
         w, h = size

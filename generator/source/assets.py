@@ -175,6 +175,8 @@ class Assets:
         should be an icon is an <img>, so a bare one would print as a .notdef box."""
         out = []
         for kind, run in self.split(text) if icons else [("text", text)]:
+            if kind == "text" and all(ord(c) in self.drawable or c in IGNORED for c in set(run)):
+                continue            # the usual case, answered per distinct character
             if kind == "text":
                 for char in run:
                     if char not in IGNORED and ord(char) not in self.drawable and char not in out:

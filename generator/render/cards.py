@@ -34,7 +34,7 @@ from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watche
 from generator.render.html import (captured_warnings, fenced_fetcher, fresh_imports, jinja_env, printed_text,
                                    serious_warnings)
 from generator.render.workers import worker_pool
-from generator.render.weasy import font_config, weasyprint, without_margin_boxes
+from generator.render.weasy import font_config, weasyprint, without_font_programs, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -452,7 +452,8 @@ class CardRenderer:
                                 for f in pending])
             first = documents[faces[0].direct][0]
             combined = first.copy([documents[f.direct][1] for f in faces])
-            data = combined.write_pdf()
+            with without_font_programs():
+                data = combined.write_pdf()
             inputs = self._inputs([documents[f.direct][1] for f in faces])
         problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {m}")
                     for m in serious_warnings(warnings)]

@@ -90,6 +90,26 @@ def _none(context, page, state):
     return []
 
 
+@contextlib.contextmanager
+def without_font_programs():
+    """A card face keeps no font program (render/canonical.py drops it; the pack embeds one subset
+    per font), yet WeasyPrint subsets every font of every document it writes and compresses the
+    result into it. While a card document is written, a font keeps only its first four bytes
+    (whether it is TrueType or CFF, which names its PDF font type). Glyph ids, widths and names
+    are WeasyPrint's as before. Checked against WeasyPrint 70."""
+    fonts = weasyprint().pdf.fonts
+    original = fonts.Font.clean
+    fonts.Font.clean = _no_program
+    try:
+        yield
+    finally:
+        fonts.Font.clean = original
+
+
+def _no_program(font, to_unicode, hinting):
+    font.file_content = font.file_content[:4]
+
+
 # --- modules loaded when first used ---------------------------------------------------------
 
 @contextlib.contextmanager

@@ -117,8 +117,8 @@ def test_a_damaged_cache_entry_is_rendered_again(warm):
 
 def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm):
     """Issue 18's integrity cases: each entry's bytes are checked against the hash its manifest
-    recorded, so none of these is printed; each face is rendered again, silently (a torn
-    manifest too)."""
+    (or the faces index) recorded, so none of these is printed; each face is rendered again,
+    silently (a torn manifest and a torn index too)."""
     cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
     renderer, faces = _faces(warm)
     first, second, third, fourth = list({f.direct: f for f in faces.values()}.values())[:4]
@@ -131,7 +131,11 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     at = data.index(b"stream") + 20                    # inside the first content stream
     damaged.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
     renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # a torn manifest
-    assert _build(warm)[1] == sorted([first.label, second.label, third.label, fourth.label])
+    assert _build(warm)[1] == sorted([first.label, second.label, third.label])   # fourth: found by the index
+    renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # torn, and the index too:
+    for index in (warm / "build/.cache/faces").glob("index-*.json"):                  # the others are found by
+        index.write_bytes(b'{"' + fourth.direct.encode() + b'": [')                    # their manifests
+    assert _build(warm)[1] == [fourth.label]
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold
     assert _build(warm)[1] == []
 

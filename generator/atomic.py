@@ -25,9 +25,23 @@ def write_record(path: Path, value, durable: bool = False, **dump) -> None:
     """A build's own JSON record (a cache index, a memo), compact by json's C encoder unless `dump`
     says otherwise. Whatever is in its place is replaced, even a folder made by hand or a tool:
     a record is only a record, made again."""
-    if path.is_dir():
-        shutil.rmtree(path, ignore_errors=True)
+    make_room(path)
     write_atomic(path, (json.dumps(value, **{"separators": (",", ":"), **dump}) + "\n").encode(), durable)
+
+
+def make_room(path: Path) -> None:
+    """Clear the way for a file the build makes again at will (a record, a cache entry): a folder
+    where the file goes is removed, and so is a file where one of its folders should be when that
+    is inside a `.cache` folder (outputs elsewhere are never removed this way)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    for parent in path.parents:
+        if parent.is_dir():
+            return
+        if parent.exists() or parent.is_symlink():
+            if ".cache" in parent.parts:
+                parent.unlink()
+            return
 
 
 @contextlib.contextmanager

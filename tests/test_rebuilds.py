@@ -400,3 +400,16 @@ def test_a_face_is_released_once_its_sheet_holds_a_copy(warm):
     buffer = io.BytesIO()
     out.save(buffer)
     assert pikepdf.open(io.BytesIO(buffer.getvalue())).Root.Face.read_bytes() == drawn
+
+
+def test_an_index_entry_naming_another_face_is_not_used(warm):
+    """An entry of the faces index is used only under the name its direct key and inputs give."""
+    cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
+    index = next((warm / "build/.cache/faces").glob("index-*.json"))
+    entries = json.loads(index.read_text())
+    first, second = list(entries)[:2]
+    entries[first] = entries[second]
+    index.write_text(json.dumps(entries))
+    (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()
+    assert _build(warm)[1] == []                       # found through its manifest, as it was
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold

@@ -128,3 +128,64 @@ def test_a_pack_with_more_than_card_sheets_is_built_cold(tmp_path, kept):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert kept == []
+
+
+def test_a_record_that_lies_about_its_sheets_is_built_whole(tmp_path, kept):
+    """A record of the right file whose sheets are swapped (edited by hand): the pack built on
+    it fails preflight, so it is built whole, checked again, and is the cold build."""
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
+    data = json.loads(record.read_text())
+    sheets = data["sheets"]
+    sheets[10][0], sheets[12][0] = sheets[12][0], sheets[10][0]
+    record.write_text(json.dumps(data))
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project)
+    assert len(kept) == 1                               # it was built on, then refused and made whole
+    incremental = _pack(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert _pack(project) == incremental
+
+
+def test_a_changed_font_with_the_same_glyphs_is_embedded_anew(tmp_path, kept):
+    """The faces are drawn again with a changed font file; the pack's subset of it must be made
+    from the new file too, though the glyphs the pack draws are the same."""
+    from fontTools.ttLib import TTFont
+    project = _sizes(tmp_path / "sizes")
+    (project / "fonts").unlink()
+    shutil.copytree(ROOT / "fonts", project / "fonts")
+    _build(project)
+    path = project / "fonts/NotoSansSC-Regular.ttf"
+    font = TTFont(path)
+    font["glyf"][font.getBestCmap()[ord("甲")]].coordinates.translate((5, 0))   # one drawn glyph's outline
+    font.save(path)
+    _build(project)
+    assert kept == []
+    incremental = _pack(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert _pack(project) == incremental
+
+
+def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
+    """Caches and records are the build's to make again, whatever stands in their way."""
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    cache = project / "build/.cache"
+    shutil.rmtree(cache / "sheets")
+    (cache / "sheets").write_text("x")
+    shard = next(p for p in (cache / "faces").iterdir() if p.is_dir())
+    shutil.rmtree(shard)
+    shard.write_text("x")
+    for bytecode in (cache / "jinja").glob("*.bin"):   # cut short where Jinja's own check fails
+        bytecode.write_bytes(bytecode.read_bytes()[:40])
+    shutil.rmtree(project / "build/sizes")
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project)
+    assert (cache / "sheets").is_dir() and shard.is_dir()
+    incremental = _pack(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert _pack(project) == incremental

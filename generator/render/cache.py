@@ -27,7 +27,7 @@ from pathlib import Path
 import pikepdf
 
 from generator import __version__
-from generator.atomic import write_atomic, write_record
+from generator.atomic import make_room, write_atomic, write_record
 from generator.source.project import Project
 
 ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py",
@@ -141,7 +141,8 @@ class FaceCache:
         known = self._index().get(direct)
         if known is not None:
             key, sha, inputs, stat = known
-            if all(current(name) == value for name, value in inputs.items()) and _stat(self.path(key)) == stat:
+            if key == entry_key(direct, inputs) and all(current(name) == value for name, value in inputs.items()) \
+                    and _stat(self.path(key)) == stat:
                 self._used[direct] = known
                 return key, sha, inputs
         entry = self._match(direct, current)
@@ -202,22 +203,26 @@ class FaceCache:
 
     def put(self, direct: str, inputs: dict[str, str], data: bytes) -> str:
         """Store a rendered face with what it read; return its key."""
-        digest = hashlib.sha256(direct.encode())
-        for name, sha in sorted(inputs.items()):
-            digest.update(f"\0{name}\0{sha}".encode())
-        key = digest.hexdigest()[:40]
+        key = entry_key(direct, inputs)
         target = self.path(key)
-        if target.is_dir():
-            shutil.rmtree(target, ignore_errors=True)
+        make_room(target)
         write_atomic(target, data, durable=False)
         entry = {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "inputs": dict(sorted(inputs.items()))}
         entries = [entry] + [e for e in self.entries(direct) if e["key"] != key]
         manifest = self._manifest(direct)
-        if manifest.is_dir():
-            shutil.rmtree(manifest, ignore_errors=True)
+        make_room(manifest)
         write_atomic(manifest, (json.dumps({"entries": entries[:self.KEEP]}, indent=0) + "\n").encode(),
                      durable=False)
         return key
+
+
+def entry_key(direct: str, inputs: dict[str, str]) -> str:
+    """An entry's name: its direct key and what it read (so an index entry naming another face's
+    file is seen for what it is)."""
+    digest = hashlib.sha256(direct.encode())
+    for name, sha in sorted(inputs.items()):
+        digest.update(f"\0{name}\0{sha}".encode())
+    return digest.hexdigest()[:40]
 
 
 def _stat(path: Path) -> list[int] | None:

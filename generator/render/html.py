@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from markupsafe import Markup, escape
 
-from generator.atomic import write_atomic
+from generator.atomic import make_room, write_atomic
 from generator.check.expr import BoundedSandbox
 from generator.source import reads
 from generator.source.assets import Assets
@@ -121,13 +121,19 @@ class _CompiledTemplates(BytecodeCache):
             except OSError:
                 return
         if code is not None:
-            bucket.bytecode_from_string(code)     # reset by Jinja if the source changed
+            try:
+                bucket.bytecode_from_string(code)     # reset by Jinja if the source changed
+            except Exception:                     # cut short or garbled in a way Jinja does not catch
+                bucket.reset()
+                self._code.pop(bucket.key, None)
 
     def dump_bytecode(self, bucket) -> None:
         code = self._code[bucket.key] = bucket.bytecode_to_string()
         if self.folder is not None:
             try:
-                write_atomic(self.folder / f"{bucket.key}.bin", code, durable=False)
+                path = self.folder / f"{bucket.key}.bin"
+                make_room(path)
+                write_atomic(path, code, durable=False)
             except OSError:
                 pass                              # a cache: the next run compiles again
 

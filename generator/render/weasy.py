@@ -230,8 +230,12 @@ def _compiled(source: str, args, kwargs, make_real):
             spec = importlib.util.spec_from_file_location(name, path,
                                                           loader=importlib.machinery.SourceFileLoader(name, str(path)))
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module.ffi
+            try:
+                spec.loader.exec_module(module)
+                return module.ffi
+            except Exception:
+                path.unlink(missing_ok=True)       # damaged: made again by the next run
+                raise
     except Exception:          # any trouble: WeasyPrint's own way, as if this were not here
         pass
     ffi = make_real()

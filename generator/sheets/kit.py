@@ -250,7 +250,15 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     for pack in packs:
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
-            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last)
+            try:
+                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last)
+            except PnpError:
+                if not builder.built_on_last:
+                    raise
+                # Built on the last file and refused by preflight: its record was not the file's
+                # (edited by hand, say). Built whole, the pack is checked again on its own.
+                pdf, manifest = builder.build(pack, paper, whole=True)
+                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last)
             warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
             say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
                 f"preflight ok{warned})")

@@ -65,12 +65,14 @@ class PackBuilder:
         return InfoPage(self.project, self.assets, self.game)
 
     def build(self, pack: PackSpec, paper: str, only: set[str] | None = None, changes: list | None = None,
-              removed: list | None = None, reprint_of: str | None = None) -> tuple[bytes, dict]:
+              removed: list | None = None, reprint_of: str | None = None, whole: bool = False) -> tuple[bytes, dict]:
         """The pack as PDF bytes and its manifest. With `only` (card uids) it is a reprint:
         just those cards, every copy, no boards, and page 1 lists `changes`. A pack of card
-        decks only that was built before keeps its unchanged sheets (sheets/sheet_cache.py)."""
+        decks only that was built before keeps its unchanged sheets (sheets/sheet_cache.py),
+        unless `whole`; `self.built_on_last` says whether it did."""
         self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
-        if only is None:
+        self.built_on_last = False
+        if only is None and not whole:
             try:
                 return self._build(pack, paper, None, reuse=True)
             except sheet_cache.Fallback:
@@ -84,9 +86,11 @@ class PackBuilder:
             sections += self.pieces.sections(pack) + self.boxes.sections(pack)
         rules = self._rules_section(pack) if only is None else None
         name = pack_name(self.game, pack, paper, self.options)
-        context = sheet_cache.context_key(name, self.options) if self._reusable(sections, rules, only) else None
+        context = (sheet_cache.context_key(name, self.options, [f.path for f in self.assets.fonts])
+                   if self._reusable(sections, rules, only) else None)
         previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
         reuser = sheet_cache.SheetReuser(previous[1], previous[0]) if previous else None
+        self.built_on_last = reuser is not None
         body = self._body(sections + ([rules] if rules else []), paper, pack, reuser, recording=bool(context))
         if rules:
             sections.append(rules)

@@ -48,14 +48,20 @@ class Fallback(Exception):
     """The previous pack cannot be reused exactly: build it cold."""
 
 
-def context_key(name: str, options) -> str:
+def context_key(name: str, options, fonts=()) -> str:
     """Everything besides the sheets that decides the pack's bytes: its file name (game, pack,
-    paper, options suffix), every print option, and this engine's sources (the faces' own
-    engine is in their keys; page 1 is made again every time)."""
-    digest = hashlib.sha256(f"{VERSION}|{__version__}|{name}|{options!r}".encode())
+    paper, options suffix), every print option, this engine's sources, the libraries that write
+    and compress it (the faces' own engine is in their keys; page 1 is made again every time),
+    and the bytes of the bundled font files, whose subsets a kept pack embeds: a font changed
+    with the same glyphs drawn would otherwise keep its old subset."""
+    from generator.versions import version
+    digest = hashlib.sha256(f"{VERSION}|{__version__}|{name}|{options!r}|pikepdf {version('pikepdf')}|"
+                            f"uharfbuzz {version('uharfbuzz')}|zlib {zlib.ZLIB_RUNTIME_VERSION}".encode())
     package = Path(__file__).resolve().parent.parent
     for source in ENGINE_SOURCES:
         digest.update((package / source).read_bytes())
+    for path in fonts:
+        digest.update(b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -380,7 +386,10 @@ def forget(project, game_id: str, name: str) -> None:
     path = record_path(project, game_id, name)
     if path.is_dir():
         shutil.rmtree(path, ignore_errors=True)
-    path.unlink(missing_ok=True)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:                # a file where a folder of the record's path should be: no record
+        pass
 
 
 def save(project, game_id: str, name: str, context: str, pdf: bytes, info_pages: int, imposer: SheetRecorder) -> None:

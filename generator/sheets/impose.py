@@ -20,12 +20,10 @@ def _num(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def _own_streams(obj) -> None:
-    """Copy into this PDF the bytes of every stream of an imported page, as they are (qpdf would
-    otherwise read them from the source PDF only when the pack is saved, so every source PDF
-    stayed open, and in memory, until then)."""
+def streams_under(roots, skip=("/Parent",)):
+    """Every stream reachable from `roots`, once each, not following the keys in `skip`."""
     seen: set = set()
-    stack = [obj]
+    stack = list(roots)
     while stack:
         obj = stack.pop()
         if isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
@@ -34,10 +32,18 @@ def _own_streams(obj) -> None:
                     continue
                 seen.add(obj.objgen)
             if isinstance(obj, pikepdf.Stream):
-                obj.write(obj.read_raw_bytes(), filter=obj.get("/Filter"), decode_parms=obj.get("/DecodeParms"))
-            stack += [value for key, value in obj.items() if key != "/Parent"]
+                yield obj
+            stack += [value for key, value in obj.items() if key not in skip]
         elif isinstance(obj, pikepdf.Array):
             stack += list(obj)
+
+
+def _own_streams(obj) -> None:
+    """Copy into this PDF the bytes of every stream of an imported page, as they are (qpdf would
+    otherwise read them from the source PDF only when the pack is saved, so every source PDF
+    stayed open, and in memory, until then)."""
+    for stream in streams_under([obj]):
+        stream.write(stream.read_raw_bytes(), filter=stream.get("/Filter"), decode_parms=stream.get("/DecodeParms"))
 
 
 class Imposer:

@@ -36,7 +36,7 @@ from generator import __version__
 from generator.atomic import write_record
 from generator.render.fontmerge import merged_font, placeholder_key
 from generator.geometry import pt
-from generator.sheets.impose import Imposer
+from generator.sheets.impose import Imposer, streams_under
 
 VERSION = 2       # 2: every stream compressed by pnp, saved as it is (compress_streams)
 ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
@@ -273,20 +273,11 @@ def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> N
     `old_size` the previous file's /Size: a stream numbered below it came from that file,
     already canonical, unless reached from `force` (the fonts re-made in place). Keys in `skip`
     are not followed (the page tree, whose kept pages hold nothing new)."""
-    seen: set = set()
-    stack = [(root, False) for root in roots] + [(root, True) for root in force]
-    while stack:
-        obj, forced = stack.pop()
-        if isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
-            if obj.is_indirect:
-                if (obj.objgen, forced) in seen:
-                    continue
-                seen.add((obj.objgen, forced))
-            if isinstance(obj, pikepdf.Stream) and (forced or not obj.is_indirect or obj.objgen[0] >= old_size):
-                _canonical_stream(obj)
-            stack += [(value, forced) for key, value in obj.items() if key not in skip]
-        elif isinstance(obj, pikepdf.Array):
-            stack += [(value, forced) for value in obj]
+    for stream in streams_under(roots, skip):
+        if stream.objgen[0] >= old_size:
+            _canonical_stream(stream)
+    for stream in streams_under(force, skip):
+        _canonical_stream(stream)
 
 
 def _canonical_stream(stream: pikepdf.Stream) -> None:

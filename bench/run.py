@@ -17,6 +17,13 @@ Squib's source as squib/ and classy_hash/ beside it, and the Debian ruby gems of
 and from when. Scale rows (--scale, default 100, 1000, 5000 cards) time cold builds, one card
 changed and nothing changed on decks that bench/make_deck.py writes into the work folder.
 
+The build server (generator/commands/server.py): cold runs and the start-up row run with it off
+(PNP_SERVER=0), so they pay every import as a new process does. The warm rows of `pnp build` (one
+card changed, nothing changed) run with a server of the bench's own already up, as a designer's
+second build finds one, and their memory includes the server's (the command runs in a fork of it);
+deck450's one-card rebuild is also timed without it. The bench's servers keep their sockets in its
+work folder and are stopped at the end.
+
 The runs work on throw-away copies of bench/ and of the main project, so the repository
 is never touched; `--keep DIR` leaves the copies there to look at.
 """
@@ -40,6 +47,9 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 PNP = [sys.executable, "-m", "generator"]
+sys.path.insert(0, str(ROOT))
+from generator.commands import server  # noqa: E402  (standard library only)
+RUNTIME: dict[str, str] = {}        # the bench's own socket folder for its build servers (run_all sets it)
 PROJECT_PARTS = ("cards", "templates", "fonts", "icons")
 
 # The peer (Squib 0.20.0a, 2 cores) as recorded in ../shared/bench/README.md, for runs without it.
@@ -60,10 +70,19 @@ class Run:
     cpu: float = 0.0           # user + system seconds of the process and the children it waited for
 
 
-def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = True) -> Run:
+def pnp_env(served: bool) -> dict:
+    """pnp's environment: the bench's socket folder, and the build server on or off."""
+    return {**RUNTIME, "PNP_SERVER": "1" if served else "0", "CI": ""}
+
+
+def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = True, served: bool = False) -> Run:
     """Run a command; its wall time and the peak summed PSS and RSS of it and its children
     (without `sample`, no memory: reading a process's memory map every 25 ms slows it a little,
-    which matters for sub-second runs)."""
+    which matters for sub-second runs). A pnp command runs with the build server only if `served`;
+    then the server's processes count in its memory."""
+    if args[:len(PNP)] == PNP:
+        env = {**pnp_env(served), **(env or {})}
+    host = psutil.Process(served_by()) if served else None
     start = time.perf_counter()
     before = os.times()
     proc = psutil.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -74,7 +93,7 @@ def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = 
     def sampling():
         while not done.is_set():
             try:
-                pss, rss = tree_memory(proc)
+                pss, rss = tree_memory(proc, host)
                 peak[0], peak[1] = max(peak[0], pss), max(peak[1], rss)
             except psutil.Error:
                 pass
@@ -95,11 +114,13 @@ def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = 
     return Run(seconds, peak[0] / 1e6, output, peak[1] / 1e6, cpu)
 
 
-def tree_memory(proc) -> tuple[int, int]:
-    """(summed PSS, summed RSS) in bytes of a process and all its children, read from
-    /proc/PID/smaps_rollup (cheap enough to sample often without slowing what is measured)."""
+def tree_memory(proc, host=None) -> tuple[int, int]:
+    """(summed PSS, summed RSS) in bytes of a process and all its children (and of a build server
+    `host` and its children), read from /proc/PID/smaps_rollup (cheap enough to sample often
+    without slowing what is measured)."""
     pss = rss = 0
-    for p in [proc] + proc.children(recursive=True):
+    roots = [proc] + ([host] if host else [])
+    for p in roots + [c for root in roots for c in root.children(recursive=True)]:
         try:
             with open(f"/proc/{p.pid}/smaps_rollup") as handle:
                 fields = dict(line.split(":", 1) for line in handle if line[:4] in ("Rss:", "Pss:"))
@@ -137,13 +158,30 @@ def cold(project: Path, args: list[str], repeat: int) -> Run:
     return median(runs)
 
 
-def warm(args: list[str], repeat: int, before=None) -> Run:
-    """Sub-second runs: timed without the memory sampler, then one more run for the memory."""
+def served_by() -> int:
+    """The bench's build server for this engine, started if none answers; its process id."""
+    env = {**os.environ, **pnp_env(True)}
+    pid = server.running(env)
+    if pid is None:
+        subprocess.Popen(PNP[:1] + ["-m", "generator.commands.server"], cwd="/", env=env, start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while pid is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            pid = server.running(env)
+    if pid is None:
+        raise SystemExit("bench: the build server did not start")
+    return pid
+
+
+def warm(args: list[str], repeat: int, before=None, served: bool = True) -> Run:
+    """Sub-second runs: timed without the memory sampler, then one more run for the memory. A
+    `pnp build` runs with a build server up (see the module's notes) unless not `served`."""
     runs = []
     for i in range(repeat + 1):
         if before:
             before(i)
-        runs.append(measure(args, ROOT, sample=i == repeat))
+        runs.append(measure(args, ROOT, sample=i == repeat, served=served))
     timed = median(runs[:repeat])
     return Run(timed.seconds, runs[-1].peak_mb, timed.output, runs[-1].peak_rss_mb, timed.cpu)
 
@@ -271,9 +309,12 @@ def main() -> None:
     if args.keep and work.exists():
         shutil.rmtree(work)
     scale = [int(n) for n in args.scale.split(",") if n.strip()]
+    RUNTIME["XDG_RUNTIME_DIR"] = str(work / "run")
+    (work / "run").mkdir(parents=True, exist_ok=True)
     try:
         run_all(work, args.repeat, args.skip_games, scale)
     finally:
+        server.stop_all({**os.environ, **RUNTIME})
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -287,7 +328,7 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int]) -> None
     P = peer.figures
     rows = Rows()
 
-    start = warm(PNP + ["--version"], repeat)
+    start = warm(PNP + ["--version"], repeat, served=False)
     rows.append(("start-up (pnp --version)", start, P["start"], None))
 
     pdf_args = pnp(deck, "build", "deck450", "--paper", "a4")
@@ -303,6 +344,8 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int]) -> None
     measure(pdf_args, ROOT)                       # warm the cache for the edits below
     cards = deck / "cards/deck450/cards.yaml"
     original = cards.read_text(encoding="utf-8")
+    alone = warm(pdf_args, repeat, before=lambda i: change_title(cards, 50 + i), served=False)
+    rows.append(("deck450, one card changed, no build server", alone, P["pdf"], None))
     one = warm(pdf_args, repeat, before=lambda i: change_title(cards, i))
     rows.append(("deck450, one card changed → full PDF", one, P["pdf"], "≤ 0.8 s, ≤ 0.06 × peer full"))
     same = warm(pdf_args, repeat)

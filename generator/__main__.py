@@ -28,5 +28,5 @@ if __name__ == "__main__":
     if problem:
         sys.stderr.write(problem + "\n")
         sys.exit(1)
-    from generator.commands.cli import main
+    from generator.commands.start import main
     main()

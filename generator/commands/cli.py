@@ -532,6 +532,32 @@ def serve(ctx, port, project_dir):
         raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}{hint}") from None
 
 
+@main.group(cls=Commands)
+def server():
+    """The build server that keeps pnp's libraries loaded between commands (Linux; PNP_SERVER=0: none)."""
+
+
+@server.command("status")
+def server_status():
+    """Whether a build server for this pnp is running."""
+    from generator.commands.server import enabled, running
+    pid = running()
+    if pid:
+        click.echo(f"a build server is running (process {pid}); commands run in copies of it")
+    elif enabled():
+        click.echo("no build server is running; the next build leaves one")
+    else:
+        click.echo("build servers are off here (PNP_SERVER=0, CI, or not Linux)")
+
+
+@server.command("stop")
+def server_stop():
+    """Stop every build server of this user (each stops by itself after 15 idle minutes)."""
+    from generator.commands.server import stop_all
+    stopped = stop_all()
+    click.echo(f"stopped {count(len(stopped), 'build server')}" if stopped else "no build server was running")
+
+
 @main.command("new")
 @click.argument("game")
 @click.option("--title", help="The game's title (default: made from GAME).")

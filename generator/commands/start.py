@@ -1,0 +1,21 @@
+"""How a `pnp` process starts: hand the command to a running build server (commands/server.py),
+else run it here, and then leave a server for the next command if this one needed one.
+
+Imports only the standard library until it knows the command runs here."""
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    from generator.commands import server
+    environ = dict(os.environ)          # as started: the command changes its own (FONTCONFIG_FILE)
+    code = server.hand_over(sys.argv)
+    if code is not None:
+        sys.exit(code)
+    from generator.commands.cli import main as command
+    try:
+        command()
+    finally:
+        server.start_later(environ)

@@ -39,6 +39,7 @@ import sys
 import time
 import traceback
 import types
+import warnings
 from pathlib import Path
 
 IDLE_SECONDS = 15 * 60
@@ -229,8 +230,9 @@ def _unlink(path: Path) -> None:
 
 
 def preload() -> None:
-    """Import what commands use, with fontconfig pointed at an empty configuration meanwhile: a
-    command points it at its project's fonts, and nothing loaded here may have seen this machine's."""
+    """Import what commands use, and build the schemas' validators, with fontconfig pointed at an
+    empty configuration meanwhile: a command points it at its project's fonts, and nothing loaded
+    here may have seen this machine's (WeasyPrint loads a configuration at import to check it)."""
     empty = Path(folder() or "/tmp") / "no-fonts.conf"
     empty.write_text('<?xml version="1.0"?>\n<fontconfig></fontconfig>\n')
     previous = os.environ.get("FONTCONFIG_FILE")
@@ -240,7 +242,11 @@ def preload() -> None:
         import generator.sheets.kit  # noqa: F401
         import generator.check.preflight  # noqa: F401
         from generator.render.weasy import weasyprint
-        weasyprint()
+        from generator.source.schema import build_validators
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")         # "no fonts configured": as intended, here
+            weasyprint()
+        build_validators()
     finally:
         if previous is None:
             os.environ.pop("FONTCONFIG_FILE", None)

@@ -26,6 +26,7 @@ This module is imported by every `pnp` start, so it imports nothing beyond the s
 from __future__ import annotations
 
 import atexit
+import gc
 import hashlib
 import io
 import json
@@ -436,6 +437,9 @@ def serve() -> None:
     if path is None or running() is not None:
         return
     preload()
+    # What is loaded now lives as long as the server: out of the collector's reach, each command's
+    # collections stop walking it (0.2–0.3 s of a 5,000-card rebuild) and leave its pages shared.
+    gc.freeze()
     Server(path).run()
 
 

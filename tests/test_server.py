@@ -96,6 +96,14 @@ def test_a_served_command_fails_as_a_new_process_does(tmp_path, served, capfd, m
     assert (code, out, err) == (1, "", expected.stderr)
     assert err.startswith(f"{Path('cards/sizes/poker.yaml')}:") and err.count("\n") == 1
 
+    original = cards.read_text(encoding="utf-8").split("\n  - {id: broken")[0]
+    cards.write_text(original.replace("  size: poker\n", "  size: poker\n  sleeve: clear\n"), encoding="utf-8")
+    expected = _here(project, "validate", "sizes")     # a schema's finding: its validator built in the server
+    assert expected.returncode == 1 and "sleeve" in expected.stdout + expected.stderr
+    capfd.readouterr()
+    code = server.hand_over(["pnp", "--project", str(project), "validate", "sizes"])
+    assert (code, *capfd.readouterr()) == (1, expected.stdout, expected.stderr)
+
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))     # as in the pnp script
     code = server.hand_over(["/somewhere/pnp", "--project", str(project), "build", "--paper", "B5"])
     out, err = capfd.readouterr()

@@ -163,7 +163,7 @@ def served_by() -> int:
     env = {**os.environ, **pnp_env(True)}
     pid = server.running(env)
     if pid is None:
-        subprocess.Popen(PNP[:1] + ["-m", "generator.commands.server"], cwd="/", env=env, start_new_session=True,
+        subprocess.Popen(server.server_command(), cwd="/", env=env, start_new_session=True,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while pid is None and time.monotonic() < deadline:

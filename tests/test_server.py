@@ -17,6 +17,7 @@ import time
 import types
 from pathlib import Path
 
+import psutil
 import pytest
 
 from generator.commands import server
@@ -41,7 +42,7 @@ def served(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("PNP_SERVER", "1")
     monkeypatch.delenv("CI", raising=False)
-    process = subprocess.Popen([sys.executable, "-m", "generator.commands.server"], cwd="/", env=dict(os.environ),
+    process = subprocess.Popen(server.server_command(), cwd="/", env=dict(os.environ),
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while server.running() is None:
@@ -111,18 +112,87 @@ def test_a_served_command_fails_as_a_new_process_does(tmp_path, served, capfd, m
     assert "Usage: pnp build [OPTIONS] [GAME]" in err and "'B5' is not one of" in err
 
 
+def _sleeping(project: Path, seconds: int = 120) -> Path:
+    """The game's rules module sleeps while it loads: a command that is still running when signalled."""
+    (project / "cards/sizes/rules.py").write_text(f"import time\ntime.sleep({seconds})\n\n\ndef derive(game):\n    return {{}}\n")
+    return project
+
+
+def _caller(project: Path, *args: str, **options) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "generator", "--project", str(project), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ), **options)
+
+
+def _commands(served) -> list:
+    """The server's forked copies running commands now."""
+    return psutil.Process(served.pid).children()
+
+
 def test_ctrl_c_reaches_the_served_command(tmp_path, served):
-    project = _sizes(tmp_path / "p")
-    (project / "cards/sizes/rules.py").write_text("import time\ntime.sleep(120)\n\n\ndef derive(game):\n    return {}\n")
-    caller = subprocess.Popen([sys.executable, "-m", "generator", "--project", str(project), "build", "sizes"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    project = _sleeping(_sizes(tmp_path / "p"))
+    caller = _caller(project, "build", "sizes")
     time.sleep(3)                                  # handed over, and the rules module is sleeping
-    assert caller.poll() is None
+    assert caller.poll() is None and len(_commands(served)) == 1
     caller.send_signal(signal.SIGINT)
     out, err = caller.communicate(timeout=30)
     assert caller.returncode == 130
     assert err == "interrupted; earlier outputs are unchanged\n"
     assert not (project / "build/sizes").exists() or not list((project / "build/sizes").glob("*.pdf"))
+
+
+def test_a_killed_caller_takes_its_command_with_it(tmp_path, served):
+    caller = _caller(_sleeping(_sizes(tmp_path / "p")), "build", "sizes")
+    time.sleep(3)
+    [command] = _commands(served)
+    caller.kill()
+    caller.wait()
+    command.wait(timeout=30)                       # killed by the server, not left building
+    assert served.poll() is None
+
+
+def test_a_command_killed_by_a_signal_kills_its_caller_the_same_way(tmp_path, served):
+    project = _sizes(tmp_path / "p")
+    (project / "cards/sizes/rules.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    alone = _here(project, "validate", "sizes")
+    caller = _caller(project, "validate", "sizes")
+    caller.communicate(timeout=60)
+    assert alone.returncode == caller.returncode == -signal.SIGTERM
+
+
+def test_a_stopped_server_is_not_waited_for(tmp_path, served, capfd):
+    project = _sizes(tmp_path / "p")
+    served.send_signal(signal.SIGSTOP)
+    try:
+        caller = _caller(project, "list")
+        out, err = caller.communicate(timeout=60)     # ran in its own process instead
+    finally:
+        served.send_signal(signal.SIGCONT)
+    assert caller.returncode == 0 and out.startswith("sizes: ")
+
+
+def test_what_a_served_command_finds_as_a_new_process_would(tmp_path, served, capfd, monkeypatch):
+    project = _sizes(tmp_path / "p")
+    (project / "helpers.py").write_text("NOTHING = {}\n")
+    (project / "cards/sizes/rules.py").write_text("def derive(game):\n    import helpers\n    return helpers.NOTHING\n")
+    monkeypatch.syspath_prepend(str(project))     # `python -m generator` run in the project folder
+    assert server.hand_over(["pnp", "--project", str(project), "validate", "sizes"]) == 0
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert server.hand_over(["pnp", "--project", str(project), "list"]) is None   # runs here, and says so
+    assert server.running() == served.pid         # the server is still there for others
+    closed = subprocess.run([sys.executable, "-m", "generator", "--project", str(project), "list"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: os.close(0), env=dict(os.environ), cwd=ROOT)
+    assert closed.returncode == 0 and closed.stdout.startswith(b"sizes: ")
+
+
+def test_one_server_a_socket(served):
+    second = subprocess.run(server.server_command(), cwd="/", env=dict(os.environ), timeout=60,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert second.returncode == 0                 # it found the lock taken and left at once
+    assert server.running() == served.pid
 
 
 def test_a_dead_servers_socket_is_cleared_and_the_command_runs_here(tmp_path, monkeypatch):
@@ -149,6 +219,10 @@ def test_which_commands_and_machines_use_a_server(tmp_path, monkeypatch):
     assert server.folder() == tmp_path / "pnp"
     os.chmod(tmp_path / "pnp", 0o755)
     assert server.folder() is None                # a socket folder others may enter is not used
+    deep = tmp_path / ("d" * 90)
+    deep.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    assert server.folder() == Path(f"/tmp/pnp-{os.getuid()}")     # a socket's path must fit in 107 bytes
 
 
 def test_an_edited_engine_gets_a_new_server(tmp_path, monkeypatch):
@@ -169,3 +243,12 @@ def test_stop_ends_the_server(served):
     served.wait(timeout=30)
     assert server.running() is None
     assert not list(server.folder().glob("*.sock"))
+
+
+def test_pnp_and_python_m_generator_share_a_server():
+    """./pnp runs the virtualenv's python3, `python -m generator` its python: one program, one server."""
+    code = "from generator.commands import server; print(server.fingerprint())"
+    names = [p for p in (Path(sys.executable).parent / n for n in ("python", "python3")) if p.exists()]
+    prints = {subprocess.run([str(p), "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+              for p in names}
+    assert len(names) == 2 and len(prints) == 1

@@ -4,19 +4,26 @@ A new pnp process spends about 0.7 s importing pydantic, pikepdf, Jinja, HarfBuz
 before it can draw a card: most of a one-card rebuild. So on Linux a command that needed them
 leaves a server behind, started once the command is done (it never competes with it): a process
 that imports them and waits on a socket. The next `pnp` command hands it its arguments, folder,
-environment, umask and terminal (stdin, stdout and stderr themselves, passed over the socket), and
-the server forks a copy of itself that runs the command there as a new process would, writing
-straight to the caller's terminal. The caller waits for the exit status, passing Ctrl-C on. Nothing
-is ever built in the server itself, so a served command finds nothing an earlier one left behind
-and writes the same bytes as one run in a new process (tested).
+environment, umask, import path and terminal (stdin, stdout and stderr themselves, passed over the
+socket), and the server forks a copy of itself that runs the command there as a new process would,
+writing straight to the caller's terminal. Nothing is ever built in the server itself, so a served
+command finds nothing an earlier one left behind and writes the same bytes as one run in a new
+process (tested).
 
-- One server per user and engine: its socket is named by a hash of the Python, the engine's files
-  (names, sizes, modification times), the installed libraries' names and versions and the
-  environment variables that decide what loads. An edited engine or an upgraded library gets a new
-  server; the old one notices and stops.
-- A server stops after IDLE_SECONDS without a command, and with `./pnp server stop`.
-- Off with PNP_SERVER=0, under CI (CI set: nothing would reuse it), and on systems other than
-  Linux; a server that cannot be reached is never waited for: the command runs in its own process.
+The caller stays until the command ends and stands for it: it passes Ctrl-C, Ctrl-Z and
+termination on to the command's process group, exits with its status (or dies of the same signal),
+and if the caller is killed the server kills the command. The command starts only once the caller
+has its process id, so a caller that gives up (a stopped or overloaded server: two seconds) runs
+the command itself and it never runs twice.
+
+- One server per user, engine and interpreter: its socket is named by a hash of the Python and its
+  flags (-W, -X, -O …), the engine's files (names, sizes, modification times), the installed
+  libraries' names and versions and the environment variables that decide what loads. An edited
+  engine or an upgraded library gets a new server; the old one notices and stops.
+- A server stops after IDLE_SECONDS without a command, when its socket is removed, and with
+  `./pnp server stop`; a lock file keeps it to one per socket.
+- Off with PNP_SERVER=0, under CI (CI set: nothing would reuse it), on systems other than Linux,
+  and for a caller whose stdin, stdout or stderr is closed or whose folder is gone.
 - The socket is in $XDG_RUNTIME_DIR/pnp (or /tmp/pnp-<uid>), a folder only its user may enter, and
   the server serves its own user's processes only (the socket's peer credentials).
 - `watch` and `serve` (long-lived processes of their own) and `server` always run in their own process.
@@ -26,12 +33,13 @@ This module is imported by every `pnp` start, so it imports nothing beyond the s
 from __future__ import annotations
 
 import atexit
+import fcntl
 import gc
 import hashlib
 import io
 import json
 import os
-import selectors
+import select
 import signal
 import socket
 import struct
@@ -44,12 +52,15 @@ import warnings
 from pathlib import Path
 
 IDLE_SECONDS = 15 * 60
-CHECK_SECONDS = 30          # how often an idle server asks whether the engine it loaded is still current
+CHECK_SECONDS = 30          # how often an idle server asks whether its engine and socket are still current
+HANDSHAKE_SECONDS = 2.0     # a caller waits this long for a server to take its command, then runs it itself
 MESSAGE = 1 << 16           # largest request (arguments and environment)
+LONGEST_FOLDER = 80         # a socket's whole path must fit in 107 bytes
 OWN_PROCESS_WORDS = ("watch", "serve", "server")     # long-lived, or about the server itself
 # Environment variables that change what a Python process loads: a server is only shared by
 # callers that agree on them.
 LOADING_VARIABLES = ("PYTHON", "LD_", "GI_", "GDK_", "WEASYPRINT")
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 ENGINE = Path(__file__).resolve().parent.parent
 
 
@@ -61,7 +72,9 @@ def enabled(environ=os.environ) -> bool:
 def folder(environ=os.environ) -> Path | None:
     """The folder of this user's server sockets, made private; None if it is not safely ours."""
     runtime = environ.get("XDG_RUNTIME_DIR")
-    path = Path(runtime) / "pnp" if runtime and os.path.isdir(runtime) else Path(f"/tmp/pnp-{os.getuid()}")
+    path = Path(runtime) / "pnp" if runtime and os.path.isdir(runtime) else None
+    if path is None or len(str(path)) > LONGEST_FOLDER:
+        path = Path(f"/tmp/pnp-{os.getuid()}")
     try:
         path.mkdir(mode=0o700, exist_ok=True)
         info = os.lstat(path)
@@ -72,12 +85,19 @@ def folder(environ=os.environ) -> Path | None:
     return path if private else None
 
 
+def interpreter_flags() -> list[str]:
+    """The command-line flags that reproduce this interpreter's settings (-W, -X, -O, -B …)."""
+    return subprocess._args_from_interpreter_flags()
+
+
 def fingerprint(environ=os.environ) -> str:
-    """What the server loaded: the Python, the engine's files, the installed libraries and the
-    variables that steer loading (a few milliseconds: names and stat, nothing read)."""
-    # Not sys.path itself: its first entry is the caller's folder or script's, which loads nothing
-    # of pnp's (a game's rules module is loaded from its file).
-    digest = hashlib.sha256(f"{sys.executable}\0{sys.version}\0{sys.prefix}\0{ENGINE}".encode())
+    """What the server loaded: the Python and its flags, the engine's files, the installed
+    libraries and the variables that steer loading (a few milliseconds: names and stat, nothing read)."""
+    # The interpreter's real file (./pnp runs the virtualenv's python3, `python -m generator` its
+    # python: the same program) and its prefix (the virtualenv). Not sys.path itself: its first
+    # entry is the caller's folder or script's (sent with each command).
+    digest = hashlib.sha256(f"{os.path.realpath(sys.executable)}\0{sys.version}\0{sys.prefix}\0{ENGINE}\0"
+                            f"{interpreter_flags()}\0{sys.flags}".encode())
     for name in sorted(environ):
         if name.startswith(LOADING_VARIABLES):
             digest.update(f"{name}={environ[name]}\0".encode())
@@ -97,6 +117,27 @@ def _socket_path(environ=os.environ) -> Path | None:
     return base / f"{fingerprint(environ)}.sock" if base else None
 
 
+def server_command() -> list[str]:
+    """How to start a server this interpreter's commands will use."""
+    return [sys.executable, *interpreter_flags(), "-m", "generator.commands.server"]
+
+
+def _send(sock: socket.socket, **message) -> None:
+    sock.send(json.dumps(message).encode())
+
+
+def _ask(path: Path, **message) -> dict | None:
+    """One question to a server (ping, stop) and its answer; None if it does not answer in time."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client:
+            client.settimeout(HANDSHAKE_SECONDS)
+            client.connect(str(path))
+            _send(client, **message)
+            return json.loads(client.recv(MESSAGE))
+    except (OSError, ValueError):
+        return None
+
+
 # ---------------------------------------------------------------- the caller's side
 
 
@@ -104,26 +145,33 @@ def hand_over(argv: list[str]) -> int | None:
     """Run this command in a server; its exit status, or None when it must run here."""
     if not enabled() or any(word in OWN_PROCESS_WORDS for word in argv[1:]):
         return None
+    try:
+        for fd in (0, 1, 2):
+            os.fstat(fd)        # a closed one would be taken by the socket below, and mean something else
+        request = json.dumps(_request(argv)).encode()
+    except (OSError, ValueError):
+        return None             # a closed stdio, a deleted folder, an odd environment: run here
     path = _socket_path()
-    if path is None:
+    if path is None or len(request) > MESSAGE:
         return None
     client = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    client.settimeout(HANDSHAKE_SECONDS)
     try:
         client.connect(str(path))
-        socket.send_fds(client, [json.dumps(_request(argv)).encode()], _terminal())
-        started = json.loads(client.recv(MESSAGE) or b"null")
-    except (ConnectionRefusedError, FileNotFoundError):
+        client.send(request)
+        pid = json.loads(client.recv(MESSAGE))["pid"]
+        # Only now the terminal goes over, and the command starts: it never runs twice, and a
+        # server that never answers holds none of this caller's files (a pipe it writes to).
+        socket.send_fds(client, [json.dumps({"go": True}).encode()], [0, 1, 2])
+    except ConnectionRefusedError:
         client.close()
-        if path.is_socket():
-            _unlink(path)               # a server that was killed: its socket answers no one
+        _unlink(path)           # a server that was killed: its socket answers no one
         return None
-    except (OSError, ValueError):
-        client.close()
-        return None                     # run here
-    if not started:
-        client.close()
+    except (OSError, ValueError, KeyError, TypeError):
+        client.close()          # no server, or one that did not take the command in time
         return None
-    return _wait(client, started["pid"])
+    client.settimeout(None)
+    return _wait(client, pid)
 
 
 def _request(argv: list[str]) -> dict:
@@ -134,44 +182,40 @@ def _request(argv: list[str]) -> dict:
     umask = os.umask(0)
     os.umask(umask)
     return {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask, "streams": streams,
-            "main_package": getattr(main, "__package__", None)}
-
-
-def _terminal() -> list[int]:
-    """stdin, stdout and stderr (a closed one as /dev/null, as the command would see nothing there)."""
-    fds = []
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-            fds.append(fd)
-        except OSError:
-            fds.append(os.open(os.devnull, os.O_RDWR))
-    return fds
+            "path": sys.path, "main_package": getattr(main, "__package__", None)}
 
 
 def _wait(client: socket.socket, pid: int) -> int:
-    """The served command's exit status; Ctrl-C and termination go on to it (its process group)."""
-    def forward(signum, frame):
+    """Stand for the served command until it ends: pass signals on, then exit as it did."""
+    def forward(signum, frame=None):
         try:
             os.killpg(pid, signum)
         except OSError:
-            try:
-                os.kill(pid, signum)
-            except OSError:
-                pass
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            pass
+
+    def suspend(signum, frame):         # Ctrl-Z: stop the command, then this caller, as the shell expects
+        forward(signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)
+
+    def resume(signum, frame):
+        signal.signal(signal.SIGTSTP, suspend)
+        forward(signal.SIGCONT)
+    for signum in FORWARDED:
         signal.signal(signum, forward)
-    while True:
-        try:
-            reply = client.recv(MESSAGE)
-            break
-        except InterruptedError:
-            continue
+    signal.signal(signal.SIGTSTP, suspend)
+    signal.signal(signal.SIGCONT, resume)
+    reply = client.recv(MESSAGE)        # retried after a signal's handler (PEP 475)
     client.close()
     if not reply:
         sys.stderr.write("pnp: the build server stopped before the command ended (PNP_SERVER=0 runs without it)\n")
         return 1
-    return json.loads(reply)["exit"]
+    ended = json.loads(reply)
+    if "signal" in ended:               # die of it too, as the command did (the shell says so)
+        signal.signal(ended["signal"], signal.SIG_DFL)
+        os.kill(os.getpid(), ended["signal"])
+        return 128 + ended["signal"]
+    return ended["exit"]
 
 
 def start_later(environ: dict) -> None:
@@ -184,9 +228,8 @@ def start_later(environ: dict) -> None:
     if path is None or path.exists():
         return
     try:
-        subprocess.Popen([sys.executable, "-m", "generator.commands.server"], env=environ, cwd="/",
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
+        subprocess.Popen(server_command(), env=environ, cwd="/", stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     except OSError:
         pass
 
@@ -196,12 +239,10 @@ def stop_all(environ=os.environ) -> list[int]:
     base = folder(environ)
     stopped = []
     for path in sorted(base.glob("*.sock")) if base else []:
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client:
-                client.connect(str(path))
-                client.send(json.dumps({"stop": True}).encode())
-                stopped.append(json.loads(client.recv(MESSAGE))["pid"])
-        except (OSError, ValueError, KeyError):
+        answer = _ask(path, stop=True)
+        if answer and "pid" in answer:
+            stopped.append(answer["pid"])
+        elif not answer:
             _unlink(path)
     return stopped
 
@@ -209,15 +250,8 @@ def stop_all(environ=os.environ) -> list[int]:
 def running(environ=os.environ) -> int | None:
     """The process id of the server this engine would use now, if one answers."""
     path = _socket_path(environ)
-    if path is None:
-        return None
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client:
-            client.connect(str(path))
-            client.send(json.dumps({"ping": True}).encode())
-            return json.loads(client.recv(MESSAGE))["pid"]
-    except (OSError, ValueError, KeyError):
-        return None
+    answer = _ask(path, ping=True) if path else None
+    return answer.get("pid") if answer else None
 
 
 def _unlink(path: Path) -> None:
@@ -256,13 +290,13 @@ def preload() -> None:
 
 
 class Server:
-    def __init__(self, path: Path):
-        self.path, self.pid = path, os.getpid()
-        self.children: dict[int, socket.socket] = {}
+    def __init__(self, path: Path, lock: int):
+        self.path, self.lock, self.pid = path, lock, os.getpid()
+        self.children: dict[int, socket.socket] = {}      # command's pid -> its caller's connection
         self.last = time.monotonic()
         self.stopping = False
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        spare = path.with_name(f".{path.stem}-{self.pid}.sock")
+        spare = path.with_name(f".{self.pid}.sock")
         _unlink(spare)
         self.listener.bind(str(spare))
         self.listener.listen(16)
@@ -273,41 +307,46 @@ class Server:
         signal.set_wakeup_fd(self.wake_w.fileno())
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.signal(signal.SIGTERM, lambda *_: self.stop())
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.listener, selectors.EVENT_READ, "accept")
-        self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
+        self.poll = select.poll()
+        self.poll.register(self.listener, select.POLLIN)
+        self.poll.register(self.wake_r, select.POLLIN)
 
     def run(self) -> None:
         checked = time.monotonic()
         while not (self.stopping and not self.children):
-            for key, _ in self.selector.select(timeout=CHECK_SECONDS):
-                if key.data == "accept":
+            for fd, events in self.poll.poll(CHECK_SECONDS * 1000):
+                if fd == self.listener.fileno():
                     self.accept()
-                else:
+                elif fd == self.wake_r.fileno():
                     self.wake_r.recv(512)
+                else:
+                    self.caller_gone(fd)
             self.reap()
             now = time.monotonic()
             if not self.children and now - self.last > IDLE_SECONDS:
                 self.stop()
             if now - checked >= CHECK_SECONDS:
                 checked = now
-                if self.path.name != f"{fingerprint()}.sock":
-                    self.stop()                 # the engine or a library changed since it loaded
+                if not self.own_socket() or self.path.name != f"{fingerprint()}.sock":
+                    self.stop()                 # removed, or the engine or a library changed since it loaded
         self.close()
+
+    def own_socket(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
 
     def stop(self) -> None:
         if not self.stopping:
             self.stopping = True
-            self.selector.unregister(self.listener)
+            self.poll.unregister(self.listener)
             self.release_path()
 
     def release_path(self) -> None:
         """Remove the socket's name, unless another server has taken it since."""
-        try:
-            if os.stat(self.path).st_ino == self.inode:
-                self.path.unlink()
-        except OSError:
-            pass
+        if self.own_socket():
+            _unlink(self.path)
 
     def close(self) -> None:
         self.release_path()
@@ -316,39 +355,41 @@ class Server:
     def accept(self) -> None:
         conn, _ = self.listener.accept()
         self.last = time.monotonic()
-        conn.settimeout(5)
-        fds: list[int] = []
+        conn.settimeout(HANDSHAKE_SECONDS)
         try:
             _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
             if uid != os.getuid():
                 raise PermissionError("another user")
-            message, fds, _, _ = socket.recv_fds(conn, MESSAGE, 3)
-            request = json.loads(message)
+            request = json.loads(conn.recv(MESSAGE))
             if "argv" not in request:
-                conn.send(json.dumps({"pid": self.pid}).encode())
+                _send(conn, pid=self.pid)
                 if request.get("stop"):
                     self.stop()
                 raise ConnectionAbortedError("answered")
-            if self.stopping or len(fds) != 3:
+            if self.stopping:
                 raise ConnectionAbortedError("not serving")
         except (OSError, ValueError, struct.error):
-            for fd in fds:
-                os.close(fd)
             conn.close()
             return
         pid = os.fork()
         if pid == 0:
             try:
-                self.become_command(conn, request, fds)
+                self.become_command(conn, request)
             finally:
                 os._exit(1)             # never back into the server's loop
-        for fd in fds:
-            os.close(fd)
-        try:
-            conn.send(json.dumps({"pid": pid}).encode())
-        except OSError:
-            pass
         self.children[pid] = conn
+        self.poll.register(conn, select.POLLRDHUP)     # the caller's end closing, without reading its messages
+
+    def caller_gone(self, fd: int) -> None:
+        """A caller closed its end while its command runs (it was killed): stop the command, as a
+        killed process stops its own work."""
+        self.poll.unregister(fd)
+        for pid, conn in self.children.items():
+            if conn.fileno() == fd:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     def reap(self) -> None:
         while self.children:
@@ -359,31 +400,47 @@ class Server:
             if pid == 0:
                 return
             conn = self.children.pop(pid, None)
-            if conn is not None:
-                code = os.waitstatus_to_exitcode(status)
-                try:
-                    conn.send(json.dumps({"exit": code if code >= 0 else 128 - code}).encode())
-                except OSError:
-                    pass
-                conn.close()
+            if conn is None:
+                continue
+            code = os.waitstatus_to_exitcode(status)    # the command says its own status first; this
+            try:                                        # is for one that could not (killed by a signal)
+                _send(conn, **({"exit": code} if code >= 0 else {"signal": -code}))
+            except OSError:
+                pass
+            try:
+                self.poll.unregister(conn)
+            except KeyError:
+                pass
+            conn.close()
             self.last = time.monotonic()
 
-    def become_command(self, conn: socket.socket, request: dict, fds: list[int]) -> None:
-        """In the forked copy: become the caller's command, run it, exit with its status."""
+    def become_command(self, conn: socket.socket, request: dict) -> None:
+        """In the forked copy: wait for the caller's go and terminal, become its command, run it,
+        exit with its status."""
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        for sock in (self.listener, self.wake_r, self.wake_w, conn):
+        for sock in (self.listener, self.wake_r, self.wake_w):
             sock.close()
-        self.selector.close()
         for other in self.children.values():
             other.close()
-        os.setpgid(0, 0)                        # the caller passes Ctrl-C to the whole group (pool workers too)
+        os.close(self.lock)
+        os.setpgid(0, 0)                        # the caller passes signals to the whole group (pool workers too)
+        _send(conn, pid=os.getpid())
+        conn.settimeout(None)
+        message, fds, _, _ = socket.recv_fds(conn, MESSAGE, 3)
+        if not message or not json.loads(message).get("go") or len(fds) != 3:
+            os._exit(0)                         # the caller gave up (and runs the command itself)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        os._exit(run_command(request))
+        code = run_command(request)
+        try:
+            _send(conn, exit=code)
+        except OSError:
+            pass
+        os._exit(code)
 
 
 def run_command(request: dict) -> int:
@@ -392,6 +449,7 @@ def run_command(request: dict) -> int:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = request["argv"]
+    sys.path[:] = request["path"]               # a game's rules module may import beside itself or the caller
     main = types.ModuleType("__main__")          # click names the program from it (pnp, python -m generator)
     main.__package__ = request["main_package"]
     sys.modules["__main__"] = main
@@ -413,6 +471,8 @@ def run_command(request: dict) -> int:
     except BaseException:
         traceback.print_exc()
         code = 1
+    if "threading" in sys.modules:
+        sys.modules["threading"]._shutdown()     # as the interpreter does at exit: threads finish first
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -434,13 +494,20 @@ def _exit_status(code) -> int:
 
 def serve() -> None:
     path = _socket_path()
-    if path is None or running() is not None:
+    if path is None:
+        return
+    lock = os.open(path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return                                  # another server for this socket is starting or running
+    if running() is not None:
         return
     preload()
     # What is loaded now lives as long as the server: out of the collector's reach, each command's
     # collections stop walking it (0.2–0.3 s of a 5,000-card rebuild) and leave its pages shared.
     gc.freeze()
-    Server(path).run()
+    Server(path, lock).run()
 
 
 if __name__ == "__main__":

@@ -540,14 +540,16 @@ def server():
 @server.command("status")
 def server_status():
     """Whether a build server for this pnp is running."""
-    from generator.commands.server import enabled, running
+    from generator.commands.server import enabled, folder, running
     pid = running()
     if pid:
         click.echo(f"a build server is running (process {pid}); commands run in copies of it")
-    elif enabled():
-        click.echo("no build server is running; the next build leaves one")
-    else:
+    elif not enabled():
         click.echo("build servers are off here (PNP_SERVER=0, CI, or not Linux)")
+    elif folder() is None:
+        click.echo("no build server: its socket folder ($XDG_RUNTIME_DIR/pnp or /tmp/pnp-UID) is not private to you")
+    else:
+        click.echo("no build server is running; the next build leaves one")
 
 
 @server.command("stop")

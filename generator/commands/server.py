@@ -238,7 +238,7 @@ def stop_all(environ=os.environ) -> list[int]:
     """Ask every server of this user to stop; their process ids."""
     base = folder(environ)
     stopped = []
-    for path in sorted(base.glob("*.sock")) if base else []:
+    for path in sorted(p for p in base.glob("*.sock") if not p.name.startswith(".")) if base else []:
         answer = _ask(path, stop=True)
         if answer and "pid" in answer:
             stopped.append(answer["pid"])

@@ -176,15 +176,16 @@ def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
     cache = project / "build/.cache"
     shutil.rmtree(cache / "sheets")
     (cache / "sheets").write_text("x")
-    shard = next(p for p in (cache / "faces").iterdir() if p.is_dir())
-    shutil.rmtree(shard)
-    shard.write_text("x")
+    shards = [p for p in (cache / "faces").iterdir() if p.is_dir()]
+    for shard in shards:         # every one (which holds what depends on the hashes): the build needs some
+        shutil.rmtree(shard)
+        shard.write_text("x")
     for bytecode in (cache / "jinja").glob("*.bin"):   # cut short where Jinja's own check fails
         bytecode.write_bytes(bytecode.read_bytes()[:40])
     shutil.rmtree(project / "build/sizes")
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
-    assert (cache / "sheets").is_dir() and shard.is_dir()
+    assert (cache / "sheets").is_dir() and any(shard.is_dir() for shard in shards)
     incremental = _pack(project)
     shutil.rmtree(project / "build")
     _build(project)

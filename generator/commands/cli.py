@@ -537,8 +537,15 @@ def server():
     """The build server that keeps pnp's libraries loaded between commands (Linux; PNP_SERVER=0: none)."""
 
 
+def _any_project(func):
+    """--project, taken like every command's and not needed: there is one server per user, not per project."""
+    return click.option("--project", "project_dir", type=click.Path(file_okay=False), default=None,
+                        help="Accepted like every command's; build servers are per user, not per project.")(func)
+
+
 @server.command("status")
-def server_status():
+@_any_project
+def server_status(project_dir):
     """Whether a build server for this pnp is running."""
     from generator.commands.server import enabled, folder, running
     pid = running()
@@ -553,7 +560,8 @@ def server_status():
 
 
 @server.command("stop")
-def server_stop():
+@_any_project
+def server_stop(project_dir):
     """Stop every build server of this user (each stops by itself after 15 idle minutes)."""
     from generator.commands.server import stop_all
     stopped = stop_all()

@@ -10,6 +10,7 @@ the watch goes on; the previous outputs stay as they were.
 """
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 from typing import Callable
@@ -116,6 +117,10 @@ class Watcher:
         from generator.render.weasy import weasyprint
         self.rebuild(self.games)
         weasyprint()        # loaded now, not on the first save
+        # What is loaded now stays for the watch's life: out of the collector's reach, each rebuild's
+        # collections stop walking it (as in the build server). Garbage goes first, or it would stay.
+        gc.collect()
+        gc.freeze()
         config = self.project.root / "pnp.toml"
         # The project folder itself (so a pnp.toml made later is seen; build/ is filtered out), the
         # shared folders wherever their links lead, and the folders of what the games read elsewhere.

@@ -20,7 +20,8 @@ changed and nothing changed on decks that bench/make_deck.py writes into the wor
 The build server (generator/commands/server.py): cold runs and the start-up row run with it off
 (PNP_SERVER=0), so they pay every import as a new process does. The warm rows of `pnp build` (one
 card changed, nothing changed) run with a server of the bench's own already up, as a designer's
-second build finds one, and their memory includes the server's (the command runs in a fork of it);
+second build finds one, and their memory includes the server's (the command runs in a fork of it,
+which is not the caller's child: their CPU column is the caller's alone);
 deck450's one-card rebuild is also timed without it. The bench's servers keep their sockets in its
 work folder and are stopped at the end.
 

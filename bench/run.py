@@ -164,8 +164,7 @@ def served_by() -> int:
     env = {**os.environ, **pnp_env(True)}
     pid = server.running(env)
     if pid is None:
-        subprocess.Popen(server.server_command(), cwd="/", env=env, start_new_session=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server.start(env)
         deadline = time.monotonic() + 120
         while pid is None and time.monotonic() < deadline:
             time.sleep(0.1)

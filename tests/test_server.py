@@ -22,15 +22,9 @@ import pytest
 
 from generator.commands import server
 from tests.conftest import ROOT
+from tests.test_sheet_cache import _sizes
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the build server is Linux-only")
-
-
-def _sizes(target: Path) -> Path:
-    shutil.copytree(ROOT / "tests/fixtures/sizes", target)
-    for shared in ("fonts", "icons"):
-        (target / shared).symlink_to(ROOT / shared)
-    return target
 
 
 @pytest.fixture
@@ -42,8 +36,7 @@ def served(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("PNP_SERVER", "1")
     monkeypatch.delenv("CI", raising=False)
-    process = subprocess.Popen(server.server_command(), cwd="/", env=dict(os.environ),
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = server.start(dict(os.environ))
     deadline = time.monotonic() + 60
     while server.running() is None:
         assert process.poll() is None, "the server stopped while starting"
@@ -189,9 +182,8 @@ def test_what_a_served_command_finds_as_a_new_process_would(tmp_path, served, ca
 
 
 def test_one_server_a_socket(served):
-    second = subprocess.run(server.server_command(), cwd="/", env=dict(os.environ), timeout=60,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert second.returncode == 0                 # it found the lock taken and left at once
+    second = server.start(dict(os.environ))
+    assert second.wait(timeout=60) == 0           # it found the lock taken and left at once
     assert server.running() == served.pid
 
 

@@ -117,9 +117,12 @@ def _socket_path(environ=os.environ) -> Path | None:
     return base / f"{fingerprint(environ)}.sock" if base else None
 
 
-def server_command() -> list[str]:
-    """How to start a server this interpreter's commands will use."""
-    return [sys.executable, *interpreter_flags(), "-m", "generator.commands.server"]
+def start(environ: dict) -> subprocess.Popen:
+    """Start a server this interpreter's commands will use, detached from the caller (its own
+    session, no terminal, at /), in `environ`; it listens once loaded (about a second)."""
+    return subprocess.Popen([sys.executable, *interpreter_flags(), "-m", "generator.commands.server"],
+                            env=environ, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
 
 
 def _send(sock: socket.socket, **message) -> None:
@@ -228,8 +231,7 @@ def start_later(environ: dict) -> None:
     if path is None or path.exists():
         return
     try:
-        subprocess.Popen(server_command(), env=environ, cwd="/", stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        start(environ)
     except OSError:
         pass
 
@@ -501,8 +503,6 @@ def serve() -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return                                  # another server for this socket is starting or running
-    if running() is not None:
-        return
     preload()
     # What is loaded now lives as long as the server: out of the collector's reach, each command's
     # collections stop walking it (0.2–0.3 s of a 5,000-card rebuild) and leave its pages shared.

@@ -40,7 +40,10 @@ def make_room(path: Path) -> None:
             return
         if parent.exists() or parent.is_symlink():
             if ".cache" in parent.parts:
-                parent.unlink()
+                # another build sharing the cache may have made the folder (or removed the file)
+                # since is_dir() looked: then there is nothing left to clear
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    parent.unlink()
             return
 
 

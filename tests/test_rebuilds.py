@@ -167,6 +167,24 @@ def test_two_builds_at_once_share_the_cache_safely(tmp_path):
     assert not list((project / "build").rglob("*.tmp"))
 
 
+def test_a_cache_folder_made_by_another_build_meanwhile_is_kept(tmp_path, monkeypatch):
+    """The race the test above can hit: between make_room's look for the shard folder and its
+    clearing of a file there, another build makes the folder. It is a folder now: keep it."""
+    from generator.atomic import make_room
+    shard = tmp_path / "build/.cache/faces/ec"
+    real_is_dir = Path.is_dir
+
+    def made_meanwhile(self):
+        if self == shard and not shard.exists():
+            shard.mkdir(parents=True)      # the other build, just after this look
+            return False
+        return real_is_dir(self)
+
+    monkeypatch.setattr(Path, "is_dir", made_meanwhile)
+    make_room(shard / "face.pdf")
+    assert real_is_dir(shard)
+
+
 # --- the no-change fast path --------------------------------------------------------------------
 
 def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path):

@@ -77,7 +77,7 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
     used = {e.front for e in entries} | {e.back for e in entries if e.back}
     for old in (folder / "img").glob("*.png"):       # images of cards since changed
         if f"img/{old.name}" not in used:
-            old.unlink()
+            old.unlink(missing_ok=True)   # another build beside this one may have removed it
     fonts = [{"family": f.family, "weight": f.weight, "url": f"fonts/{f.path.stem}.ttf"} for f in assets.fonts]
     page = _page(game, pack, entries, fonts)
     _subset_fonts(assets, folder, page)

@@ -320,7 +320,7 @@ def _drop_old_cut_files(folder, keep: list[str]) -> None:
     if folder.is_dir():
         for old in folder.iterdir():
             if old.name not in keep and old.suffix in (".svg", ".dxf"):
-                old.unlink()
+                old.unlink(missing_ok=True)
 
 
 def written_files(project: Project, pdf_path: str, manifest: dict) -> list[str]:

@@ -8,12 +8,13 @@ may leave a hidden `.<name>.*.tmp` beside the target, never a half-written targe
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Iterator
+
+import orjson
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
@@ -21,12 +22,18 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         handle.write(data)
 
 
-def write_record(path: Path, value, durable: bool = False, **dump) -> None:
-    """A build's own JSON record (a cache index, a memo), compact by json's C encoder unless `dump`
-    says otherwise. Whatever is in its place is replaced, even a folder made by hand or a tool:
-    a record is only a record, made again."""
+def write_record(path: Path, value, durable: bool = False, sort_keys: bool = False) -> None:
+    """A build's own JSON record (a cache index, a memo), compact, by orjson (a 5,000-card pack's
+    records are megabytes, written on every rebuild). Whatever is in its place is replaced, even
+    a folder made by hand or a tool: a record is only a record, made again."""
     make_room(path)
-    write_atomic(path, (json.dumps(value, **{"separators": (",", ":"), **dump}) + "\n").encode(), durable)
+    option = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    write_atomic(path, orjson.dumps(value, option=option), durable)
+
+
+def read_record(path: Path):
+    """A record's value; OSError if it cannot be read, ValueError if it is not JSON."""
+    return orjson.loads(path.read_bytes())
 
 
 def make_room(path: Path) -> None:

@@ -79,8 +79,12 @@ class CardGrid:
         return self.cols * self.rows
 
     def marks(self, used: int) -> tuple[Mark, ...]:
-        """Crop marks for the cut lines of the first `used` slots."""
-        return tuple(_crop_marks(self.page[0], self.page[1], list(self.slots[:used]), *self.outer_bleed))
+        """Crop marks for the cut lines of the first `used` slots (worked out once per count: every
+        full sheet of a deck has the same)."""
+        known = self.__dict__.setdefault("_marks", {})      # frozen: its fields, not this memo
+        if used not in known:
+            known[used] = tuple(_crop_marks(self.page[0], self.page[1], list(self.slots[:used]), *self.outer_bleed))
+        return known[used]
 
 
 def _axis(paper: float, count: int, trim: float, bleed: float) -> tuple[float, float, float, float]:

@@ -19,7 +19,7 @@ from generator.commands.cli import main
 from generator.source.assets import Assets
 from generator.source.project import Project
 from generator.source.words import count
-from tests.conftest import ROOT, make_project, pnp
+from tests.conftest import make_project, pnp
 from tests.pdfcheck import page_text
 
 

@@ -3,6 +3,7 @@ changed and the rest by their recorded hashes, reports what a full check reports
 catches every fault on a changed page; a damaged record is an empty one."""
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -282,3 +283,117 @@ def test_a_damaged_record_is_an_empty_one(project, spy, damage):
     again = memo(project)
     preflight_module.preflight(pack(project), memo=again)
     assert again.checked == 0 and again.reused == len(keyed_pages(pack(project)))
+
+
+# --- pages proved by their objects' bytes ---------------------------------------------------------
+# A pack of card decks only is saved with one cross-reference table (sheets/sheet_cache.py): a page
+# whose every object is written as it was when it passed is taken without opening one.
+
+SIZES_BUILD = ("build", "sizes", "--paper", "a4")
+
+
+@pytest.fixture(scope="module")
+def sizes_fixture(tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("objects") / "sizes"
+    shutil.copytree(ROOT / "tests/fixtures/sizes", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    result = pnp(project, *SIZES_BUILD)
+    assert result.exit_code == 0, result.output
+    return project
+
+
+@pytest.fixture
+def sizes(sizes_fixture, tmp_path) -> Path:
+    return Path(shutil.copytree(sizes_fixture, tmp_path / "sizes", symlinks=True))
+
+
+def sizes_pack(project: Path) -> Path:
+    return project / "build/sizes/sizes-1p-a4.pdf"
+
+
+def sizes_memo(project: Path) -> Memo:
+    return Memo.load(project / "build/.cache/preflight/sizes/sizes-1p-a4.json", memo_context(Project.at(project)))
+
+
+def relabel(project: Path, old: str, new: str) -> None:
+    cards = project / "cards/sizes/poker.yaml"
+    text = cards.read_text(encoding="utf-8")
+    assert old in text
+    cards.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_unchanged_pages_are_taken_by_their_objects_bytes(sizes, spy):
+    path = sizes_pack(sizes)
+    before = pikepdf.open(path)
+    before_drawn = {n: drawn(before, n) for n in keyed_pages(path)}
+    relabel(sizes, "label: 乙", "label: 乙甲")        # no glyph new to the pack, none dropped
+    result = pnp(sizes, *SIZES_BUILD)
+    assert result.exit_code == 0, result.output
+    keyed = keyed_pages(path)
+    changed = [n for n in keyed if drawn(pikepdf.open(path), n) != before_drawn[n]]
+    assert 0 < len(changed) < len(keyed)
+    (used, report), = spy["runs"]
+    assert sorted(used.same) == [n for n in keyed if n not in changed]
+    assert used.checked == len(changed) and used.reused == len(keyed) - len(changed)
+    assert spy["walked"] == spy["measured"] == len(changed)
+    assert report.ok and report == full(path, display=report.file)
+    assert sorted(used.objects) == keyed            # the changed pages are recorded for the next build
+
+
+def test_a_re_made_font_changes_every_page_and_the_next_build_proves_them_again(sizes, spy):
+    """A new glyph re-makes the pack's subset: no page keeps its bytes, every unchanged page is
+    taken by its page key instead, and recorded by its new bytes for the build after."""
+    keyed = keyed_pages(sizes_pack(sizes))
+    relabel(sizes, "label: 乙", "label: 丙")
+    assert pnp(sizes, *SIZES_BUILD).exit_code == 0
+    relabel(sizes, "label: 甲", "label: 甲丙")        # drawn already: only this card's sheets change
+    assert pnp(sizes, *SIZES_BUILD).exit_code == 0
+    (first, _), (second, report) = spy["runs"]
+    assert first.same == {} and 0 < first.checked < len(keyed) and first.reused == len(keyed) - first.checked
+    assert 0 < len(second.same) == second.reused == len(keyed) - second.checked
+    assert report == full(sizes_pack(sizes), display=report.file)
+
+
+def _rewrite_in_place(path: Path, old: bytes, new: bytes) -> None:
+    """Change the written bytes without moving any object (the cross-reference table stays true)."""
+    assert len(old) == len(new)
+    data = path.read_bytes()
+    assert data.count(old) == 1
+    path.write_bytes(data.replace(old, new))
+
+
+def test_a_kept_object_changed_in_place_is_checked_in_full(sizes):
+    """A card's form says its trim lies elsewhere, in the same number of bytes: the page's objects
+    no longer have their recorded bytes, its page key differs, and the finding is the full check's."""
+    path = sizes_pack(sizes)
+    with pikepdf.open(path) as pdf:
+        trim = form_of(pdf, "poker/b").PnpTrim.unparse()
+    assert trim.startswith(b"[ ") and trim[2:3].isdigit()
+    moved = trim[:2] + (b"8" if trim[2:3] == b"9" else b"%d" % (int(trim[2:3]) + 1)) + trim[3:]
+    _rewrite_in_place(path, b"/PnpId (poker/b) /PnpTrim " + trim, b"/PnpId (poker/b) /PnpTrim " + moved)
+    used = sizes_memo(sizes)
+    report = preflight_module.preflight(path, memo=used)
+    assert any(f.startswith("page ") and "card poker/b (copy 1, front): trim at (" in f for f in report.findings)
+    assert report.findings == full(path).findings
+    wrong = {int(f.split()[1].rstrip(",")) for f in report.findings}
+    assert not wrong & set(used.same)
+    assert used.checked == 2 * len(wrong)          # and their backs, measured against fronts that moved
+    assert not wrong & set(used.objects)           # a page with a finding is never recorded
+
+
+def test_a_file_laid_out_otherwise_is_read_object_by_object():
+    """Object streams, an update appended, or a table that does not lead to its objects: no
+    object's bytes are known, and the memo falls back to its page keys."""
+    from generator.check.pdfread import WrittenObjects
+    pdf = pikepdf.new()
+    pdf.add_blank_page()
+    plain, packed = io.BytesIO(), io.BytesIO()
+    pdf.save(plain, object_stream_mode=pikepdf.ObjectStreamMode.disable)
+    pdf.save(packed, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    data = plain.getvalue()
+    assert WrittenObjects(data).spans and WrittenObjects(data).digest(1, 0) is not None
+    assert WrittenObjects(packed.getvalue()).spans == {}
+    assert WrittenObjects(data + b"\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Prev 9 >>\nstartxref\n9\n%%EOF\n").spans == {}
+    shifted = data.replace(b"\n1 0 obj", b"\n 1 0 obj", 1)[:len(data)]       # the table now points a byte early
+    assert WrittenObjects(shifted).digest(1, 0) is None

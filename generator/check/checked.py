@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
+import re
 from pathlib import Path
 
+import orjson
 import pikepdf
 
-from generator.atomic import write_record
-from generator.check.pdfread import parse_cmap, parse_widths
+from generator.atomic import read_record, write_record
+from generator.check.pdfread import WrittenObjects, parse_cmap, parse_widths
 
-VERSION = 1
+VERSION = 2
 BOXES = ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox", "/Rotate", "/UserUnit")
 FORM_UNKEYED = frozenset({"/Resources", "/Length"})      # hashed on their own, or not read
 # What a Type0 subset re-made for another glyph set changes, none of it read by a memoized check:
@@ -82,6 +83,7 @@ class Memo:
             and recorded.get("version") == VERSION else {}
         self._old_pages = recorded.get("pages") if isinstance(recorded.get("pages"), dict) else {}
         self._old_forms = recorded.get("forms") if isinstance(recorded.get("forms"), dict) else {}
+        self._old_objects = recorded.get("objects") if isinstance(recorded.get("objects"), dict) else {}
         self.begin()
 
     def begin(self) -> None:
@@ -92,19 +94,112 @@ class Memo:
         self._form_keys: dict = {}
         self._form_digests: dict = {}
         self._fonts: dict = {}
+        self.objects: dict = {}      # page number -> its objects' record, for the next one
+        self.page_glyphs: dict = {}  # page number -> the glyphs it draws, as this check read them
+        self.same: dict = {}         # page number -> its record, for pages whose objects are as recorded
+        self.written: WrittenObjects | None = None
+        self._pdf: pikepdf.Pdf | None = None
+        self._reached: dict = {}     # object -> (its text, the objects it names), for page_objects
 
     # --- on disk ------------------------------------------------------------------------------
     @classmethod
     def load(cls, path: Path, context: str) -> Memo:
         """A damaged or unreadable record (cut off, edited, a folder in its place) is an empty memo."""
         try:
-            recorded = json.loads(path.read_bytes())
+            recorded = read_record(path)
         except (OSError, ValueError, RecursionError):
             recorded = None
         return cls(context, recorded)
 
     def save(self, path: Path) -> None:
-        write_record(path, {"version": VERSION, "context": self.context, "pages": self.pages, "forms": self.forms})
+        write_record(path, {"version": VERSION, "context": self.context, "pages": self.pages, "forms": self.forms,
+                            "objects": self.objects})
+
+    # --- pages whose every object is as a passing check read it ------------------------------
+    # The cheapest proof that a page is what an earlier check passed: the bytes of the page
+    # object, of every object it reaches and of its ancestors in the page tree, as written in
+    # the file, each equal to what they were. Equal bytes name the same objects, so nothing
+    # else can be reached; no object is opened. A page drawn anew, or whose objects moved to
+    # other numbers, has other bytes and is keyed and checked as below.
+    def unchanged_pages(self, data: bytes, pdf: pikepdf.Pdf) -> dict[int, dict]:
+        """Pages (by number) whose recorded objects all have their recorded bytes in `data`,
+        the file `pdf` reads, and which are still the page at that number: their record, with
+        the trims the page passed with and the glyphs it draws."""
+        self.written, self._pdf = WrittenObjects(data), pdf
+        count = len(pdf.pages)
+        for number, record in self._old_objects.items():
+            if not (number.isdigit() and 0 < int(number) <= count and _objects_record(record)):
+                continue
+            objects = [tuple(o) for o in record["objects"]]
+            if pdf.pages[int(number) - 1].obj.objgen == objects[0] and self._digest(objects) == record["digest"]:
+                self.same[int(number)] = record
+        return self.same
+
+    def take_unchanged(self, number: int) -> list:
+        """A page taken as recorded: its record, and its forms' glyphs, stay for the next check."""
+        record = self.objects[number] = self.same[number]
+        for key in record["forms"]:
+            if _glyph_record(self._old_forms.get(key)):
+                self.forms[key] = self._old_forms[key]
+        self.reused += 1
+        return record["trims"]
+
+    def remember_objects(self, number: int, page: pikepdf.Page, facts: str, trims: list) -> None:
+        """Record a page that passed by its objects' bytes, if they can all be named."""
+        glyphs = self.page_glyphs.get(number) if number not in self.same else self.same[number]["glyphs"]
+        objects = self._page_objects(page) if self.written is not None and glyphs is not None else None
+        digest = self._digest(objects) if objects else None
+        if digest is None:
+            return
+        forms = sorted({self._form_keys[o] for o in objects if self._form_keys.get(o)})
+        self.objects[number] = {"objects": [list(o) for o in objects], "digest": digest, "facts": facts,
+                                "trims": trims, "glyphs": glyphs, "forms": forms}
+
+    def _digest(self, objects: list[tuple]) -> str | None:
+        digest = hashlib.sha256()
+        for num, gen in objects:
+            found = self.written.digest(num, gen)
+            if found is None:
+                return None
+            digest.update(b"%d %d:" % (num, gen) + found)
+        return digest.hexdigest()[:32]
+
+    def _page_objects(self, page: pikepdf.Page) -> list[tuple] | None:
+        """The page object, every object it reaches except through /Parent (a superset when a
+        string happens to read like a reference: more is compared, never less), then its
+        ancestors, whose bytes hold whatever a page inherits. None when an ancestor says more
+        than the tree's shape (an inherited attribute the page's own bytes do not show)."""
+        order, seen, todo = [], set(), [page.obj.objgen]
+        while todo:
+            objgen = todo.pop()
+            if objgen in seen:
+                continue
+            seen.add(objgen)
+            order.append(objgen)
+            todo.extend(reversed(self._references(objgen)))
+        parent = page.obj.get("/Parent")
+        while isinstance(parent, pikepdf.Dictionary) and parent.is_indirect and parent.objgen not in seen:
+            if set(parent.keys()) - {"/Type", "/Kids", "/Count", "/Parent"}:
+                return None
+            seen.add(parent.objgen)
+            order.append(parent.objgen)
+            parent = parent.get("/Parent")
+        return order
+
+    def _references(self, objgen: tuple) -> list[tuple]:
+        found = self._reached.get(objgen)
+        if found is None:
+            obj = self._object(objgen)
+            text = b"" if obj is None else (obj.stream_dict if isinstance(obj, pikepdf.Stream) else obj).unparse(
+                resolved=True)
+            found = self._reached[objgen] = [(int(n), int(g)) for n, g in REFERENCE.findall(PARENT.sub(b"", text))]
+        return found
+
+    def _object(self, objgen: tuple):
+        try:
+            return self._pdf.get_object(objgen)
+        except (ValueError, pikepdf.PdfError):
+            return None
 
     # --- forms: the glyphs their text draws -----------------------------------------------------
     def form_key(self, stream: pikepdf.Object) -> str | None:
@@ -150,7 +245,7 @@ class Memo:
         """`facts`: what the checks read of this page outside the PDF (its manifest entry,
         declared sizes, print options, its front's trims), JSON-able. None: a page drawing what
         the memo cannot key (a form no glyph scan read), checked in full every time."""
-        digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode())
+        digest = hashlib.sha256(facts_json(facts))
         for box in BOXES:
             digest.update(b"\0" + _canon(page.obj.get(box)))
         digest.update(_canon(page.mediabox))             # inherited from the page tree, if so
@@ -225,6 +320,15 @@ class Memo:
         if cache is None:
             del self._fonts[cache]
         return facts.digest(glyphs, scanned)
+
+
+def facts_json(facts) -> bytes:
+    """A page's facts (what the checks read outside the PDF) as bytes to hash: keys sorted."""
+    return orjson.dumps(facts, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+REFERENCE = re.compile(rb"(\d+) (\d+) R\b")
+PARENT = re.compile(rb"/Parent\s+\d+\s+\d+\s+R\b")
 
 
 class _FontFacts:
@@ -306,6 +410,16 @@ def _glyph_record(found) -> bool:
     return isinstance(found, list) and all(
         isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
         and isinstance(e[2], list) and set(map(type, e[2])) <= {int} for e in found)
+
+
+def _objects_record(found) -> bool:
+    return (isinstance(found, dict) and isinstance(found.get("objects"), list) and found["objects"]
+            and all(isinstance(o, list) and len(o) == 2 and set(map(type, o)) == {int} for o in found["objects"])
+            and isinstance(found.get("digest"), str) and isinstance(found.get("facts"), str)
+            and _trims_record(found.get("trims")) and isinstance(found.get("forms"), list)
+            and all(isinstance(k, str) for k in found["forms"]) and isinstance(found.get("glyphs"), list)
+            and all(isinstance(g, list) and len(g) == 3 and isinstance(g[0], int) and isinstance(g[1], int)
+                    and isinstance(g[2], list) and set(map(type, g[2])) <= {int} for g in found["glyphs"]))
 
 
 def _trims_record(found) -> bool:

@@ -158,44 +158,80 @@ def _glyph_count(program) -> int | None:
     return count or None        # 0: a bare CFF program or unreadable, not counted
 
 
-def fonts(pdf: pikepdf.Pdf, memo=None) -> dict:
+def fonts(pdf: pikepdf.Pdf, memo=None, same: dict | None = None) -> dict:
     """Every font the document draws with, what it embeds and which glyphs it uses.
     A form XObject shared by many pages (a card back) is read once. With a memo
     (check/checked.py), a form whose raw bytes an earlier check read has its glyphs taken from
-    there instead of parsed again; they still count against this file's fonts."""
+    there instead of parsed again; they still count against this file's fonts. `same`: pages
+    (by number) whose every object is byte for byte one an earlier check read, each with the
+    glyphs it draws as recorded then ([[font number, generation, glyph ids]]): added without a
+    read, in the page order a read would add them. With a memo, what each page read draws is
+    left in memo.page_glyphs (None for a page drawing with a font that is not an object of its
+    own, which a record cannot name)."""
     uses: dict = {}
     seen: set = set()
+    drawn_by: dict = {}        # form -> [(font, glyph ids)] it and the forms inside it draw
 
-    def scan(content_owner, resources, depth=0):
+    def scan(content_owner, resources, depth=0) -> list | None:
         if depth > 8 or resources is None:
-            return
+            return []
         font_dict = resources.get("/Font", {})
-        if not _text_drawn(content_owner, font_dict, uses, memo):
-            return
+        drawn = _text_drawn(content_owner, font_dict, uses, memo)
+        if drawn is None:
+            return None
         for xobj in resources.get("/XObject", {}).values():
-            if xobj.get("/Subtype") == "/Form" and xobj.objgen not in seen:
+            if xobj.get("/Subtype") != "/Form":
+                continue
+            if xobj.objgen not in seen:
                 if xobj.is_indirect:
                     seen.add(xobj.objgen)
-                scan(xobj, xobj.get("/Resources"), depth + 1)
+                inner = drawn_by[xobj.objgen] = scan(xobj, xobj.get("/Resources"), depth + 1)
+            else:
+                inner = drawn_by.get(xobj.objgen, [])      # [] while a form that draws itself is read
+            drawn = None if drawn is None or inner is None else drawn + inner
+        return drawn
 
-    for page in pdf.pages:
-        scan(page, page.Resources)
+    for number, page in enumerate(pdf.pages, 1):
+        if same and number in same:
+            for num, gen, gids in same[number]["glyphs"]:
+                _use(uses, pdf.get_object((num, gen))).used.update(gids)
+            continue        # its forms stay unseen: a page read later that shares one reads it for its own record
+        drawn = scan(page, page.Resources)
+        if memo is not None:
+            memo.page_glyphs[number] = _merged(drawn)
     return uses
 
 
-def _text_drawn(content_owner, font_dict, uses: dict, memo) -> bool:
-    """Add the glyphs one content stream draws to uses, from the memo when it has them;
-    False when the stream cannot be parsed."""
+def _merged(drawn: list | None) -> list | None:
+    """[(font, glyph ids)] as [[number, generation, sorted ids]], one per font in the order first
+    drawn; None if a font is not an indirect object."""
+    if drawn is None or any(not font.is_indirect for font, _ in drawn):
+        return None
+    merged: dict = {}
+    for font, gids in drawn:
+        merged.setdefault(font.objgen, set()).update(gids)
+    return [[num, gen, sorted(gids)] for (num, gen), gids in merged.items()]
+
+
+def _text_drawn(content_owner, font_dict, uses: dict, memo) -> list | None:
+    """Add the glyphs one content stream draws to uses, from the memo when it has them; what it
+    draws, [(font, glyph ids)], or None when the stream cannot be parsed."""
     key = memo.form_key(content_owner) if memo is not None and isinstance(content_owner, pikepdf.Stream) else None
     recorded = memo.glyphs(key) if key else None
     if recorded is not None and _replay(recorded, font_dict, uses):
-        return True
+        return _by_font(recorded, font_dict)
     drawn = _scan_text(content_owner, font_dict, uses)
     if drawn is None:
-        return False
+        return None
     if key:
         memo.remember_glyphs(key, drawn)
-    return True
+    return _by_font(drawn, font_dict)
+
+
+def _by_font(drawn: list, font_dict) -> list:
+    """[(font resource name, subtype, glyph ids)] as [(font object, glyph ids)]."""
+    found = [(font_dict.get(name), gids) for name, _, gids in drawn]
+    return [(font, gids) for font, gids in found if font is not None]
 
 
 def _replay(recorded: list, font_dict, uses: dict) -> bool:
@@ -250,10 +286,12 @@ class FontResource:
     program: str | None       # a digest of the embedded program
 
 
-def font_resources(pdf: pikepdf.Pdf) -> list[FontResource]:
-    """Every font dictionary in the file, drawn with or not (preflight tools flag both)."""
+def font_resources(pdf: pikepdf.Pdf, among: list[tuple] | None = None) -> list[FontResource]:
+    """Every font dictionary in the file, drawn with or not (preflight tools flag both); with
+    `among`, only those objects are looked at (WrittenObjects.holding: the ones whose written
+    bytes name a font at all, a few in thousands)."""
     found = []
-    for obj in pdf.objects:
+    for obj in pdf.objects if among is None else map(pdf.get_object, among):
         if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font" and "/DescendantFonts" not in obj:
             program = _font_program(obj)
             digest = hashlib.sha256(program.read_bytes()).hexdigest() if program is not None else None
@@ -271,6 +309,63 @@ def _use(uses: dict, font: pikepdf.Object) -> FontUse:
             use.first_char, use.last_char = int(font.FirstChar), int(font.LastChar)
         uses[key] = use
     return uses[key]
+
+
+# --- objects as written -----------------------------------------------------------------
+
+class WrittenObjects:
+    """The bytes of each object of a file as written, found through its one classic
+    cross-reference table (as pnp saves a pack: no object streams, no appended updates). An
+    object's bytes run from its offset to the next object's, so they hold all of it; they are
+    compared only with bytes an earlier check read at the same number. Any other layout (or a
+    table that does not lead to `N G obj`) finds nothing, and the caller reads the file as usual."""
+    SECTION = re.compile(rb"[\r\n ]*(\d+) (\d+)[ ]*(?:\r\n|\r|\n)")
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.spans = self._spans(data) or {}
+        self._digests: dict = {}
+
+    def digest(self, num: int, gen: int) -> bytes | None:
+        found = self._digests.get((num, gen))
+        if found is None and (num, gen) in self.spans:
+            start, end = self.spans[num, gen]
+            if self.data.startswith(b"%d %d obj" % (num, gen), start):
+                found = self._digests[num, gen] = hashlib.sha256(memoryview(self.data)[start:end]).digest()
+        return found
+
+    def holding(self, word: bytes) -> list[tuple] | None:
+        """The objects whose written bytes hold `word`, in the order of their numbers (as qpdf
+        lists objects), or None when the file's objects are not known this way."""
+        if not self.spans:
+            return None
+        return sorted(objgen for objgen, (start, end) in self.spans.items() if self.data.find(word, start, end) >= 0)
+
+    @classmethod
+    def _spans(cls, data: bytes) -> dict | None:
+        tail = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", data[-1024:])
+        if tail is None or data.count(b"startxref") != 1:
+            return None
+        table = int(tail.group(1))
+        if not data.startswith(b"xref", table):
+            return None
+        offsets, pos = {}, table + 4
+        while (section := cls.SECTION.match(data, pos)) is not None:
+            first, count = int(section.group(1)), int(section.group(2))
+            pos = section.end()
+            for number in range(first, first + count):
+                entry = data[pos:pos + 20]
+                if len(entry) != 20 or entry[17:18] not in (b"n", b"f"):
+                    return None
+                if entry[17:18] == b"n":
+                    offsets[number, int(entry[11:16])] = int(entry[:10])
+                pos += 20
+        trailer = data[pos:data.rindex(b"startxref")]
+        if not trailer.lstrip().startswith(b"trailer") or b"/Prev" in trailer or b"/XRefStm" in trailer:
+            return None
+        starts = sorted(set(offsets.values())) + [table]
+        ends = dict(zip(starts, starts[1:]))
+        return {objgen: (start, ends[start]) for objgen, start in offsets.items() if start < table}
 
 
 # --- raster images ------------------------------------------------------------------------

@@ -19,16 +19,17 @@ cheap checks, are read from the file in full. `pnp preflight` checks everything.
 """
 from __future__ import annotations
 
-import json
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 import pikepdf
 import pypdfium2 as pdfium
 
 from generator.geometry import MIN_MARGIN, Rect, back_placement
-from generator.check.checked import Memo
+from generator.check.checked import Memo, facts_json
 from generator.check.pdfread import MM, font_resources, fonts, images, walk
 from generator.source.words import count
 
@@ -68,7 +69,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         report.findings.append(f"cannot read the PDF: {exc}")
         return report
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = orjson.loads(manifest_path.read_bytes())
     except (OSError, ValueError) as exc:
         report.findings.append(f"cannot read the manifest {manifest_path.name}: {exc}")
         return report
@@ -76,20 +77,22 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     if report.pages != len(manifest["pages"]):
         report.findings.append(f"the PDF has {report.pages} pages, the manifest lists {len(manifest['pages'])}")
         return report
+    same = None
     if memo is not None:
         memo.begin()
-    uses = fonts(pdf, memo)          # before the pages: a page key hashes the glyphs its forms draw
+        same = memo.unchanged_pages(pdf_path.read_bytes(), pdf)
+    uses = fonts(pdf, memo, same)    # before the pages: a page key hashes the glyphs its forms draw
     pages = _Pages(memo, manifest) if memo is not None else None
     _check_cards(pdf, manifest, report, pages)
     _check_safe_text(pdf_path, manifest, report, pages)
     _check_boards(pdf, manifest, report)
     _check_rulebook(pdf, manifest, report, pages)
     _check_fonts(uses, report)
-    _check_font_resources(pdf, report)
+    _check_font_resources(pdf, report, memo)
     _check_fonts_selected(pdf, report, pages)
     _check_images(pdf, report)
     if pages is not None:
-        pages.record()
+        pages.record(pdf)
     return report
 
 
@@ -105,6 +108,7 @@ class _Pages:
         self.declared = {c["id"]: [c.get("trim_mm"), c.get("safe_mm")] for c in manifest["components"]
                          if c["kind"] == "deck"}
         self.keys: dict[int, str | None] = {}
+        self.facts: dict[int, str] = {}
         self.taken: set[int] = set()
         self.passed: dict[int, list] = {}
         self.failed: set[int] = set()
@@ -114,10 +118,17 @@ class _Pages:
         components = {str(s.get("component", entry.get("component"))) for s in entry["slots"]}
         facts = [entry, self.options, {c: self.declared.get(c) for c in sorted(components)},
                  [[t.x, t.y, t.w, t.h] for t in front] if front is not None else None]
-        key = self.keys[entry["number"]] = self.memo.page_key(page, facts)
+        number = entry["number"]
+        self.facts[number] = hashlib.sha256(facts_json(facts)).hexdigest()[:32]
+        same = self.memo.same.get(number)
+        if same is not None and same["facts"] == self.facts[number]:
+            self.taken.add(number)
+            return self.memo.take_unchanged(number)
+        key = self.keys[number] = self.memo.page_key(page, facts)
         found = self.memo.page(key)
         if found is not None:
-            self.taken.add(entry["number"])
+            self.taken.add(number)
+            self.passed[number] = found         # its objects are recorded for the next check
         return found
 
     def done(self, number: int, trims: list[Rect], clean: bool) -> None:
@@ -126,10 +137,12 @@ class _Pages:
         else:
             self.failed.add(number)
 
-    def record(self) -> None:
+    def record(self, pdf) -> None:
         for number, trims in self.passed.items():
-            if number not in self.failed and self.keys.get(number):
-                self.memo.remember_page(self.keys[number], trims)
+            if number not in self.failed:
+                if self.keys.get(number):
+                    self.memo.remember_page(self.keys[number], trims)
+                self.memo.remember_objects(number, pdf.pages[number - 1], self.facts[number], trims)
 
 
 def _close(a: float, b: float) -> bool:
@@ -397,11 +410,13 @@ def _check_fonts_selected(pdf, report: Report, pages: _Pages | None = None) -> N
 FONT_NAME = re.compile(r"^([A-Z]{6}\+)?[A-Za-z0-9-]+$")
 
 
-def _check_font_resources(pdf, report: Report) -> None:
+def _check_font_resources(pdf, report: Report, memo: Memo | None = None) -> None:
     """Fonts listed but never drawn with still count: every one embedded, each name clean, and a
-    subset tag names one program only."""
+    subset tag names one program only. In a file pnp just wrote (which writes every name as it
+    reads, `/Type /Font`), only the objects whose bytes say so can be fonts."""
     programs: dict[str, tuple[str, str]] = {}
-    for font in dict.fromkeys(font_resources(pdf)):
+    among = memo.written.holding(b"/Type /Font") if memo is not None and memo.written is not None else None
+    for font in dict.fromkeys(font_resources(pdf, among)):
         if not font.embedded:
             report.findings.append(f"font {font.name} is listed but not embedded")
         if not FONT_NAME.match(font.name):

@@ -27,7 +27,7 @@ from pathlib import Path
 import pikepdf
 
 from generator import __version__
-from generator.atomic import make_room, write_atomic, write_record
+from generator.atomic import make_room, read_record, write_atomic, write_record
 from generator.source.project import Project
 
 ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py",
@@ -106,7 +106,7 @@ class FaceCache:
         damaged manifest is an empty one (it is rewritten on the next store)."""
         path = self._manifest(direct)
         try:
-            data = json.loads(path.read_bytes())
+            data = read_record(path)
         except IsADirectoryError:
             shutil.rmtree(path, ignore_errors=True)
             return []
@@ -170,7 +170,7 @@ class FaceCache:
         if self._indexed is None:
             self._indexed = {}
             try:
-                data = json.loads(self._index_path.read_bytes()) if self._index_path else {}
+                data = read_record(self._index_path) if self._index_path else {}
             except (OSError, ValueError, RecursionError):
                 data = {}
             if isinstance(data, dict):

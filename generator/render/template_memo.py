@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from pathlib import Path
 
-from generator.atomic import write_record
+from generator.atomic import read_record, write_record
 from generator.render.cache import absolute_name, engine_fingerprint, relative_name
 
 VERSION = "1"
@@ -111,7 +110,7 @@ class TemplateMemo:
 
     def _load(self) -> dict:
         try:
-            data = json.loads(self.path.read_bytes())
+            data = read_record(self.path)
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("version") != VERSION:
@@ -165,7 +164,7 @@ class TemplateMemo:
             index = sets.setdefault(marker, len(sets))
             entries[key] = [entry["direct"], index, entry["coarse"]]
         data = {"version": VERSION, "inputs": [dict(m) for m in sets], "entries": entries}
-        write_record(self.path, data, ensure_ascii=False)
+        write_record(self.path, data)
         for entry in self._new.values():
             entry.pop("added", None)
 

@@ -4,13 +4,12 @@ validated, and each file is written atomically after its preflight.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 from generator.source.assets import Assets
-from generator.atomic import write_record
+from generator.atomic import read_record as read_json, write_record
 from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -118,7 +117,7 @@ def read_record(project: Project, game_id: str) -> dict:
     """{"cards": {uid: {side: face key}}, "packs": [player counts built]} of the builds so far."""
     path = project.build / game_id / FACES_RECORD
     try:
-        record = json.loads(path.read_text())
+        record = read_json(path)
     except (OSError, ValueError):
         return {"cards": {}, "packs": []}
     # A damaged record is an empty one (it is rewritten whole by the next build): never an error.

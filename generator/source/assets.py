@@ -105,6 +105,12 @@ class Assets:
     def drawable(self) -> set[int]:
         return set().union(*self.coverage.values())
 
+    @functools.cached_property
+    def undrawable(self) -> re.Pattern:
+        """A character no bundled font draws and not one IGNORED: most texts have none, and a
+        regular expression says so without a Python step per character."""
+        return _undrawable(frozenset(self.drawable | {ord(c) for c in IGNORED}))
+
     def font_for(self, char: str) -> str | None:
         """The first family in fallback order that has this character."""
         code = ord(char)
@@ -173,6 +179,8 @@ class Assets:
         """Characters in text that no bundled font draws and (with icons=True) no icon
         stands for. Rendered HTML is checked with icons=False: by then every emoji that
         should be an icon is an <img>, so a bare one would print as a .notdef box."""
+        if self.undrawable.search(text) is None:
+            return []
         out = []
         for kind, run in self.split(text) if icons else [("text", text)]:
             if kind == "text" and all(ord(c) in self.drawable or c in IGNORED for c in set(run)):
@@ -190,6 +198,21 @@ class Assets:
                          f"src: url('{font.path.relative_to(self.project.root).as_posix()}'); }}")
         stack = ", ".join(f"'{family}'" for family in self.families)
         return "\n".join(rules) + f"\n:root {{ --font-stack: {stack}; }}\nhtml {{ font-family: {stack}; }}\n"
+
+
+@functools.lru_cache(maxsize=8)
+def _undrawable(drawable: frozenset[int]) -> re.Pattern:
+    """Any character outside `drawable`, as one class of ranges (made once per set of fonts:
+    `pnp watch` makes its Assets anew for every rebuild)."""
+    codes = sorted(drawable)
+    ranges, start = [], None
+    for prev, code in zip([None] + codes, codes + [None]):
+        if start is None:
+            start = code
+        elif code is None or code != prev + 1:
+            ranges.append(re.escape(chr(start)) + ("-" + re.escape(chr(prev)) if prev != start else ""))
+            start = code
+    return re.compile(f"[^{''.join(ranges)}]" if ranges else r"[\s\S]")
 
 
 _EMOJI_FILE = re.compile(r"[0-9a-f]{1,6}(?:-[0-9a-f]{1,6})*")

@@ -51,18 +51,18 @@ def _loader_for(display: str):
         result.file, result.line, result.key_lines = display, node.start_mark.line + 1, {}
         from_own = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            key = _value(loader, key_node)
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 raise _Located(key_node, "a key must be a plain word or number")
             if key in result and (id(key_node) in own) == from_own[key]:
                 raise _Located(key_node, f"duplicate key '{key}'", "each key may appear once in a mapping")
             from_own[key] = id(key_node) in own
-            result[key] = loader.construct_object(value_node, deep=True)
+            result[key] = _value(loader, value_node)
             result.key_lines[key] = key_node.start_mark.line + 1
         return result
 
     def construct_sequence(loader, node, deep=False):
-        result = LocList(loader.construct_object(child, deep=True) for child in node.value)
+        result = LocList(_value(loader, child) for child in node.value)
         result.file, result.line = display, node.start_mark.line + 1
         result.item_lines = [child.start_mark.line + 1 for child in node.value]
         return result
@@ -70,6 +70,17 @@ def _loader_for(display: str):
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, construct_sequence)
     return Loader
+
+
+_STR = "tag:yaml.org,2002:str"
+
+
+def _value(loader, node):
+    """A node's value: a plain string is its text (what PyYAML's constructor returns for it,
+    without its dispatch: a 5,000-card file has tens of thousands of them)."""
+    if node.tag == _STR and type(node) is yaml.ScalarNode:
+        return node.value
+    return loader.construct_object(node, deep=True)
 
 
 class _Located(Exception):

@@ -343,15 +343,19 @@ def test_unchanged_pages_are_taken_by_their_objects_bytes(sizes, spy):
 
 def test_a_re_made_font_changes_every_page_and_the_next_build_proves_them_again(sizes, spy):
     """A new glyph re-makes the pack's subset: no page keeps its bytes, every unchanged page is
-    taken by its page key instead, and recorded by its new bytes for the build after."""
+    taken by its page key instead (kept in the record by builds that took it by its bytes), and
+    recorded by its new bytes for the build after."""
     keyed = keyed_pages(sizes_pack(sizes))
-    relabel(sizes, "label: 乙", "label: 丙")
+    relabel(sizes, "label: 乙", "label: 乙甲")        # taken by bytes: the page keys are carried over
+    assert pnp(sizes, *SIZES_BUILD).exit_code == 0
+    relabel(sizes, "label: 乙甲", "label: 丙")
     assert pnp(sizes, *SIZES_BUILD).exit_code == 0
     relabel(sizes, "label: 甲", "label: 甲丙")        # drawn already: only this card's sheets change
     assert pnp(sizes, *SIZES_BUILD).exit_code == 0
-    (first, _), (second, report) = spy["runs"]
-    assert first.same == {} and 0 < first.checked < len(keyed) and first.reused == len(keyed) - first.checked
-    assert 0 < len(second.same) == second.reused == len(keyed) - second.checked
+    (bytes_, _), (fonts, _), (again, report) = spy["runs"]
+    assert 0 < len(bytes_.same) == bytes_.reused
+    assert fonts.same == {} and 0 < fonts.checked < len(keyed) and fonts.reused == len(keyed) - fonts.checked
+    assert 0 < len(again.same) == again.reused == len(keyed) - again.checked
     assert report == full(sizes_pack(sizes), display=report.file)
 
 
@@ -397,3 +401,20 @@ def test_a_file_laid_out_otherwise_is_read_object_by_object():
     assert WrittenObjects(data + b"\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Prev 9 >>\nstartxref\n9\n%%EOF\n").spans == {}
     shifted = data.replace(b"\n1 0 obj", b"\n 1 0 obj", 1)[:len(data)]       # the table now points a byte early
     assert WrittenObjects(shifted).digest(1, 0) is None
+
+
+def test_pictures_on_a_page_taken_by_its_bytes_are_counted_as_found(tmp_path, spy):
+    """A page taken by its objects' bytes brings the pictures found on it with it: the report
+    counts them and their lowest resolution as a full check does."""
+    from tests.test_inputs import make
+    project = make(tmp_path / "inputs")
+    args = ("build", "inputs", "--players", "2", "--paper", "a4")
+    assert pnp(project, *args).exit_code == 0
+    goods = project / "cards/inputs/goods.csv"          # the pictures are on the people's sheet
+    goods.write_text(goods.read_text(encoding="utf-8").replace("silk,Silk,", "silk,Silks,", 1), encoding="utf-8")
+    result = pnp(project, *args)
+    assert result.exit_code == 0, result.output
+    (_, first), (used, report) = spy["runs"]
+    assert used.same and report.images == first.images > 0 and report.lowest_dpi == first.lowest_dpi
+    assert any(image for n in used.same for image in used.same[n]["images"])
+    assert report == full(project / "build/inputs/inputs-2p-a4.pdf", display=report.file)

@@ -96,6 +96,7 @@ class Memo:
         self._fonts: dict = {}
         self.objects: dict = {}      # page number -> its objects' record, for the next one
         self.page_glyphs: dict = {}  # page number -> the glyphs it draws, as this check read them
+        self.page_images: dict = {}  # page number -> the images on it, as this check found them
         self.same: dict = {}         # page number -> its record, for pages whose objects are as recorded
         self.written: WrittenObjects | None = None
         self._pdf: pikepdf.Pdf | None = None
@@ -138,14 +139,17 @@ class Memo:
     def take_unchanged(self, number: int) -> list:
         """A page taken as recorded: its record, and its forms' glyphs, stay for the next check."""
         record = self.objects[number] = self.same[number]
+        if record.get("key"):              # its page key too, should the next file differ in its fonts
+            self.pages[record["key"]] = record["trims"]
         for key in record["forms"]:
             if _glyph_record(self._old_forms.get(key)):
                 self.forms[key] = self._old_forms[key]
         self.reused += 1
         return record["trims"]
 
-    def remember_objects(self, number: int, page: pikepdf.Page, facts: str, trims: list) -> None:
-        """Record a page that passed by its objects' bytes, if they can all be named."""
+    def remember_objects(self, number: int, page: pikepdf.Page, facts: str, trims: list, key: str | None) -> None:
+        """Record a page that passed (`key`: its page key, if it has one) by its objects' bytes, if
+        they can all be named."""
         glyphs = self.page_glyphs.get(number) if number not in self.same else self.same[number]["glyphs"]
         objects = self._page_objects(page) if self.written is not None and glyphs is not None else None
         digest = self._digest(objects) if objects else None
@@ -153,7 +157,8 @@ class Memo:
             return
         forms = sorted({self._form_keys[o] for o in objects if self._form_keys.get(o)})
         self.objects[number] = {"objects": [list(o) for o in objects], "digest": digest, "facts": facts,
-                                "trims": trims, "glyphs": glyphs, "forms": forms}
+                                "trims": trims, "glyphs": glyphs, "forms": forms, "key": key,
+                                "images": self.page_images.get(number, [])}
 
     def _digest(self, objects: list[tuple]) -> str | None:
         digest = hashlib.sha256()
@@ -416,10 +421,18 @@ def _objects_record(found) -> bool:
     return (isinstance(found, dict) and isinstance(found.get("objects"), list) and found["objects"]
             and all(isinstance(o, list) and len(o) == 2 and set(map(type, o)) == {int} for o in found["objects"])
             and isinstance(found.get("digest"), str) and isinstance(found.get("facts"), str)
+            and (found.get("key") is None or isinstance(found["key"], str))
+            and isinstance(found.get("images"), list) and all(_image_record(i) for i in found["images"])
             and _trims_record(found.get("trims")) and isinstance(found.get("forms"), list)
             and all(isinstance(k, str) for k in found["forms"]) and isinstance(found.get("glyphs"), list)
             and all(isinstance(g, list) and len(g) == 3 and isinstance(g[0], int) and isinstance(g[1], int)
                     and isinstance(g[2], list) and set(map(type, g[2])) <= {int} for g in found["glyphs"]))
+
+
+def _image_record(found) -> bool:
+    return (isinstance(found, list) and len(found) == 3 and isinstance(found[0], str)
+            and isinstance(found[1], list) and len(found[1]) == 2 and set(map(type, found[1])) <= {int}
+            and isinstance(found[2], list) and len(found[2]) == 2 and set(map(type, found[2])) <= {int, float})
 
 
 def _trims_record(found) -> bool:

@@ -383,9 +383,11 @@ class ImageUse:
         return min(self.pixels[0] / (w / 25.4) if w else 1e9, self.pixels[1] / (h / 25.4) if h else 1e9)
 
 
-def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
+def images(pdf: pikepdf.Pdf, same: dict | None = None) -> list[ImageUse]:
     """Every raster image drawn, with its printed size (through nested forms). The images
-    inside a form are found once and then placed with each use of the form."""
+    inside a form are found once and then placed with each use of the form. `same`: pages whose
+    objects are byte for byte ones an earlier check read, each with the images it found on them
+    ([[owner, pixels, size in mm]]), taken as found then."""
     found = []
     inside: dict = {}     # form objgen -> [(xobject, matrix within the form, owner label)]
     holds: dict = {}      # form objgen -> whether an image is anywhere inside it
@@ -443,6 +445,9 @@ def images(pdf: pikepdf.Pdf) -> list[ImageUse]:
         return out
 
     for number, page in enumerate(pdf.pages, 1):
+        if same and number in same:
+            found += [ImageUse(number, owner, tuple(pixels), tuple(size)) for owner, pixels, size in same[number]["images"]]
+            continue
         for xobj, m, owner in scan(page, page.Resources, ""):
             w_pt = (m[0] ** 2 + m[1] ** 2) ** 0.5
             h_pt = (m[2] ** 2 + m[3] ** 2) ** 0.5

@@ -90,7 +90,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_fonts(uses, report)
     _check_font_resources(pdf, report, memo)
     _check_fonts_selected(pdf, report, pages)
-    _check_images(pdf, report)
+    _check_images(pdf, report, memo)
     if pages is not None:
         pages.record(pdf)
     return report
@@ -142,7 +142,8 @@ class _Pages:
             if number not in self.failed:
                 if self.keys.get(number):
                     self.memo.remember_page(self.keys[number], trims)
-                self.memo.remember_objects(number, pdf.pages[number - 1], self.facts[number], trims)
+                self.memo.remember_objects(number, pdf.pages[number - 1], self.facts[number], trims,
+                                           self.keys.get(number))
 
 
 def _close(a: float, b: float) -> bool:
@@ -429,8 +430,12 @@ def _check_font_resources(pdf, report: Report, memo: Memo | None = None) -> None
             report.findings.append(f"fonts {other[0]} and {font.name} are different subsets sharing the tag {tag}+")
 
 
-def _check_images(pdf, report: Report) -> None:
-    for image in images(pdf):
+def _check_images(pdf, report: Report, memo: Memo | None = None) -> None:
+    found = images(pdf, memo.same if memo is not None else None)
+    if memo is not None:
+        for image in found:
+            memo.page_images.setdefault(image.page, []).append([image.owner, list(image.pixels), list(image.size_mm)])
+    for image in found:
         report.images += 1
         report.lowest_dpi = image.dpi if report.lowest_dpi is None else min(report.lowest_dpi, image.dpi)
         if image.dpi < MIN_DPI:

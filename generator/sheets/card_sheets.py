@@ -32,6 +32,7 @@ class PlannedSheet:
 class CardSheets:
     def __init__(self, game: Game, rendered: Rendered, faces: dict, options: PrintOptions):
         self.game, self.rendered, self.faces, self.options = game, rendered, faces, options
+        self._slot_memo: dict = {}
 
     def sections(self, pack: PackSpec, only: set[str] | None = None) -> list[Section]:
         sections = []
@@ -161,20 +162,16 @@ class CardSheets:
     def _card_sheet(self, imposer: Imposer, grid: CardGrid, chunk: list[tuple[Section, Card, int]], side: str) -> dict:
         page = imposer.new_page(grid.page)
         placements, slots, rotations = [], [], []
-        used = open_bleeds(list(grid.slots[:len(chunk)]), grid.outer_bleed)     # full bleed beside an empty slot
-        for slot, (section, card, copy) in zip(used, chunk):
+        for (trim, clip, rotation, trim_mm, clip_mm), (section, card, copy) in zip(self._slots(grid, len(chunk), side),
+                                                                                  chunk):
             deck = self.game.decks[section.id]
-            trim, clip, rotation = slot.trim, slot.bleed, 0
-            if side == "back":
-                trim, rotation = back_placement(slot.trim, grid.page, self.options.duplex, self.options.back_offset)
-                clip, _ = back_placement(slot.bleed, grid.page, self.options.duplex, self.options.back_offset)
             face = self.faces[(deck.id, card.id, side)]
             label = card.uid if side == "face" else f"{deck.id} back"   # one back design serves many cards
             placements.append((face.key, self.rendered.lazy(face.key), trim, clip, deck.bleed, label))
             rotations.append(rotation)
             slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                           "side": "back" if side == "back" else "front",
-                          "trim": trim.as_list(), "bleed": clip.as_list(), "rotation": rotation})
+                          "trim": list(trim_mm), "bleed": list(clip_mm), "rotation": rotation})
         crop = side == "face" and not self.options.cutter
         imposer.place(page, placements, marks=grid.marks(len(chunk)) if crop else (),
                       page_size=grid.page, rotations=rotations)
@@ -183,6 +180,21 @@ class CardSheets:
         if self.options.cutter and side == "face":
             entry.update(self._registration(imposer, page, grid))
         return entry
+
+    def _slots(self, grid: CardGrid, used: int, side: str) -> list[tuple]:
+        """(trim, clip, rotation, trim as listed, clip as listed) of the first `used` slots on one
+        side, worked out once per grid, count and side: every full sheet of a deck is the same."""
+        key = (id(grid), used, side)
+        if key not in self._slot_memo:
+            out = []
+            for slot in open_bleeds(list(grid.slots[:used]), grid.outer_bleed):    # full bleed beside an empty slot
+                trim, clip, rotation = slot.trim, slot.bleed, 0
+                if side == "back":
+                    trim, rotation = back_placement(slot.trim, grid.page, self.options.duplex, self.options.back_offset)
+                    clip, _ = back_placement(slot.bleed, grid.page, self.options.duplex, self.options.back_offset)
+                out.append((trim, clip, rotation, trim.as_list(), clip.as_list()))
+            self._slot_memo[key] = (grid, out)         # the grid kept alive: its id stays its own
+        return self._slot_memo[key][1]
 
     def _fold_sheet(self, imposer: Imposer, grid: FoldGrid, chunk) -> dict:
         """Fronts left of the fold, backs mirrored on the right: fold, glue, cut."""

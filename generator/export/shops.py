@@ -302,6 +302,7 @@ def shop_pdf(out, game: Game, items: list[Item], rendered, assets: Assets, dpi: 
         for _ in range(item.copies):
             for side in (item, back) if back else (item,):
                 _card_page(pdf, imposer, side, rendered, dpi)
+    imposer.settle_fonts()
     merge_fonts(pdf, assets)
     if profile is not None:
         from generator.export.pdfx import make_pdfx, tag_pictures

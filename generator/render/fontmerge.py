@@ -24,7 +24,7 @@ from generator.render.canonical import build_cmap, build_widths
 
 
 def merge_fonts(pdf: pikepdf.Pdf, assets: Assets) -> None:
-    groups: dict[tuple[str, int], list] = {}       # by the bundled font: one subset each
+    groups: dict[tuple[str, int], dict] = {}      # by the bundled font: one subset each
     users = []           # (resource dictionary, name, font) to repoint
     for obj in pdf.objects:          # faces, and the forms and patterns nested in them
         if isinstance(obj, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in obj:
@@ -32,12 +32,51 @@ def merge_fonts(pdf: pikepdf.Pdf, assets: Assets) -> None:
             for name, font in fonts.items():
                 if "/PnpFont" in font:
                     key = placeholder_key(font)
-                    groups.setdefault(key, []).append(font)
+                    groups.setdefault(key, {}).setdefault(font.objgen if font.is_indirect else id(font), font)
                     users.append((fonts, name, key))
-    merged = {key: _merge(pdf, assets, key, fonts) for key, fonts in sorted(groups.items())}
+    merged = {key: _merge(pdf, assets, key, list(fonts.values())) for key, fonts in sorted(groups.items())}
     for fonts, name, key in users:
         fonts[name] = merged[key]
     tidy_fonts(pdf)
+
+
+def placeholders(resources, mark: str = "/PnpFont", depth: int = 0):
+    """(font dictionary, name, font) of every placeholder font (render/canonical.py) in a face's
+    resources, through its nested forms and patterns; with `mark`, of every font entry holding
+    that key instead."""
+    if resources is None or depth > 8:
+        return
+    fonts = resources.get("/Font", {})
+    for name, font in fonts.items():
+        if mark in font:
+            yield fonts, name, font
+    for kind in ("/XObject", "/Pattern"):
+        for inner in resources.get(kind, {}).values():
+            if isinstance(inner, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in inner:
+                yield from placeholders(inner.Resources, mark, depth + 1)
+
+
+class GlyphUnion:
+    """The glyphs of one bundled font that many faces draw, as _merge unites them: each glyph's
+    width (the last known) and text (the first)."""
+
+    def __init__(self):
+        self.gids: set[int] = set()
+        self.widths: dict[int, float] = {}
+        self.text: dict[int, str] = {}
+
+    def add(self, entries) -> None:
+        for gid, width, text in entries:
+            self.gids.add(gid)
+            if width is not None:
+                self.widths[gid] = width
+            if text:
+                self.text.setdefault(gid, text)
+
+    def json(self) -> bytes:
+        """As a placeholder's /PnpGlyphs: [[gid, width, text]]."""
+        return json.dumps([[g, self.widths.get(g), self.text.get(g)] for g in sorted(self.gids)],
+                          ensure_ascii=False).encode()
 
 
 # --- font hygiene: what preflight tools flag ------------------------------------------------------

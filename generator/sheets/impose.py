@@ -7,10 +7,13 @@ Resource names are made here, in order, so the same input gives the same bytes.
 """
 from __future__ import annotations
 
+import json
+
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from generator.geometry import CardGrid, Mark, Rect, pt
+from generator.render.fontmerge import GlyphUnion, placeholder_key, placeholders
 
 MARK_WIDTH = 0.3  # pt: a hairline that still prints on every printer
 
@@ -47,18 +50,33 @@ def _own_streams(obj) -> None:
 
 
 class Imposer:
-    """Adds sheets to one output PDF, importing each source page once."""
+    """Adds sheets to one output PDF, importing each source page once.
+
+    A face's placeholder fonts (render/canonical.py: widths, text and glyph list, no program)
+    are not copied with it: every face imported here points at one stand-in per bundled font,
+    and the glyphs they draw are united in memory. Copied, they were nine in ten of a pack's
+    objects until the merge (render/fontmerge.py) replaced them, 50 KB a face in memory."""
 
     def __init__(self, out: pikepdf.Pdf):
         self.out = out
         self._forms: dict[str, pikepdf.Object] = {}
+        self._stand_ins: dict[tuple, pikepdf.Object] = {}     # bundled font -> its placeholder here
+        self._glyphs: dict[tuple, GlyphUnion] = {}
 
     def form(self, key: str, page: pikepdf.Page, bleed: float = 0.0, label: str = "") -> pikepdf.Object:
         """The page as a form XObject in this PDF, once per key. The form records which card it is
         (/PnpId) and where its trim lies inside it (/PnpTrim), so a preflight can measure the
         printed trim from the finished file."""
         if key not in self._forms:
-            form = self.out.copy_foreign(page.as_form_xobject())
+            source = page.as_form_xobject()
+            detached = self._detach_fonts(source)
+            try:
+                form = self.out.copy_foreign(source)
+            finally:
+                for fonts, name, font in detached:      # the source as it was: it may be placed again
+                    fonts[name] = font
+            for fonts, name, marker in list(placeholders(form.get("/Resources"), "/PnpStandIn")):
+                fonts[name] = self._stand_ins[str(marker.PnpStandIn[0]), int(marker.PnpStandIn[1])]
             _own_streams(form)
             release = getattr(page, "release", None)      # a rendered face (render/cards.py) may close now
             if callable(release):
@@ -69,6 +87,26 @@ class Imposer:
             form.PnpId = pikepdf.String(label)
             self._forms[key] = form
         return self._forms[key]
+
+    def _detach_fonts(self, source) -> list[tuple]:
+        """Swap each placeholder font of a source form for a marker naming its bundled font, noting
+        its glyphs (and making the stand-in of a font first seen); the swapped entries, to put back."""
+        detached = []
+        for fonts, name, font in list(placeholders(source.get("/Resources"))):
+            if not font.is_indirect:
+                continue
+            group = placeholder_key(font)
+            if group not in self._stand_ins:
+                self._stand_ins[group] = self.out.copy_foreign(font)
+            self._glyphs.setdefault(group, GlyphUnion()).add(json.loads(bytes(font.PnpGlyphs)))
+            fonts[name] = Dictionary(PnpStandIn=Array([pikepdf.String(group[0]), group[1]]))
+            detached.append((fonts, name, font))
+        return detached
+
+    def settle_fonts(self) -> None:
+        """Give each stand-in the glyphs of every face that points at it: call before merge_fonts."""
+        for group, font in self._stand_ins.items():
+            font.PnpGlyphs = pikepdf.String(self._glyphs[group].json())
 
     def new_page(self, size: tuple[float, float]) -> pikepdf.Page:
         w, h = size

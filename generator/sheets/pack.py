@@ -80,7 +80,9 @@ class PackBuilder:
         return self._build(pack, paper, only, reuse=False)
 
     def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool) -> tuple[bytes, dict]:
-        self.last = None                  # what write_pack records for the next build of this pack
+        # What write_pack records for the next build of this pack: plain data, so that the pack's
+        # pikepdf (most of a large build's memory) is freed before its file is read back.
+        self.last = None
         sections = self.cards.sections(pack, only)
         if only is None:
             sections += self.pieces.sections(pack) + self.boxes.sections(pack)
@@ -98,10 +100,12 @@ class PackBuilder:
         info, runs = self._info(pack, paper, sections, body)
         if reuser:
             out = reuser.assemble(info)
-        else:
-            out = pikepdf.new()
+        else:           # page 1 goes before the body in the body's own PDF (a copy of every sheet
+            out = body.pdf  # into a new one was a second pack in memory)
+            pages = list(body.pdf.pages)
+            del out.pages[:]
             out.pages.extend(info.pages)
-            out.pages.extend(body.pdf.pages)
+            out.pages.extend(pages)
         if self.options.draft:
             mark_draft(out, self.assets)
         offset = len(info.pages)
@@ -116,11 +120,11 @@ class PackBuilder:
             sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
             out.save(buffer, **sheet_cache.AS_IS)
-            self.last = (name, context, offset, body.imposer)
+            self.last = (name, context, offset, body.imposer.record_data())
         elif context:   # every stream compressed now, so that the next build can build on this file
             sheet_cache.compress_streams([out.trailer])
             out.save(buffer, **sheet_cache.AS_IS)
-            self.last = (name, context, offset, body.imposer)
+            self.last = (name, context, offset, body.imposer.record_data())
         else:
             out.save(buffer, deterministic_id=True, compress_streams=True,
                      object_stream_mode=pikepdf.ObjectStreamMode.generate)
@@ -152,6 +156,7 @@ class PackBuilder:
                 self.boxes.draw(body, imposer, boxes, paper)
         for make_back in deferred:
             make_back()
+        imposer.settle_fonts()
         if reuser:
             reuser.merge_fonts(self.assets)
         elif recording:

@@ -34,7 +34,7 @@ from pikepdf import Array, Dictionary, Name
 
 from generator import __version__
 from generator.atomic import read_record, write_record
-from generator.render.fontmerge import merged_font, placeholder_key
+from generator.render.fontmerge import merged_font, placeholder_key, placeholders
 from generator.geometry import Mark, Rect, pt
 from generator.sheets.impose import Imposer, streams_under
 
@@ -81,21 +81,6 @@ def _mark(m: Mark) -> tuple:
     return ("M", m.x1, m.y1, m.x2, m.y2)
 
 
-def _placeholders(resources, depth: int = 0):
-    """(font dictionary, name, font) of every placeholder font (render/canonical.py) in a face's
-    resources, through its nested forms and patterns."""
-    if resources is None or depth > 8:
-        return
-    fonts = resources.get("/Font", {})
-    for name, font in fonts.items():
-        if "/PnpFont" in font:
-            yield fonts, name, font
-    for kind in ("/XObject", "/Pattern"):
-        for inner in resources.get(kind, {}).values():
-            if isinstance(inner, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in inner:
-                yield from _placeholders(inner.Resources, depth + 1)
-
-
 def _group(font) -> str:
     """A placeholder's bundled font as the record names it: "family|weight"."""
     family, weight = placeholder_key(font)
@@ -105,7 +90,7 @@ def _group(font) -> str:
 def face_glyphs(resources) -> dict:
     """{"family|weight": [[gid, width, text], ...]} a cached face draws."""
     out: dict = {}
-    for _, _, font in _placeholders(resources):
+    for _, _, font in placeholders(resources):
         out.setdefault(_group(font), []).extend(json.loads(bytes(font.PnpGlyphs)))
     return out
 
@@ -117,19 +102,44 @@ class SheetRecorder(Imposer):
         super().__init__(out)
         self.sheets: list[list] = []           # [sheet key, [face keys]] per card sheet, in page order
         self.glyphs: dict[str, dict] = {}      # face key -> {group: [gids]}
-        self.entries: dict[str, dict] = {}     # face key -> face_glyphs, for faces imported here
         self.imported: list[str] = []          # face keys imported into out by this imposer
         self.known: dict = {}                  # the glyph map of the previous build (SheetReuser)
         self.conflicts: set[str] = set()
+        self._glyph_map: dict | None = None    # the known glyph map and the imported faces' glyphs
+        self._glyph_conflicts: set[str] = set()
         self.fonts: dict = {}                  # group -> the pack's font object (named when recorded)
 
     def form(self, key, page, bleed=0.0, label=""):
         if key not in self._forms:
             entries = face_glyphs(page.Resources)
-            self.entries[key] = entries
+            self._note_glyphs(entries)
             self.glyphs[key] = {g: sorted({e[0] for e in items}) for g, items in entries.items()}
             self.imported.append(key)
         return super().form(key, page, bleed, label)
+
+    def glyph_map(self) -> tuple[dict, set]:
+        """{group: {gid: [width, text]}}: the known map with every imported face's glyphs added,
+        and the groups where two faces disagree about a glyph (the cold merge keeps the first
+        text, so order would matter). Kept up as faces are imported: a list of every face's
+        glyphs until the end was most of a 10,000-card build's memory besides the pack."""
+        if self._glyph_map is None:
+            self._glyph_map = {g: {int(k): v for k, v in m.items()} for g, m in self.known.items()}
+        return self._glyph_map, self._glyph_conflicts
+
+    def _note_glyphs(self, entries: dict) -> None:
+        table, conflicts = self.glyph_map()
+        for group, items in entries.items():
+            glyphs = table.setdefault(group, {})
+            for gid, width, text in items:
+                have = glyphs.get(gid)
+                if have is None:
+                    glyphs[gid] = [width, text]
+                    continue
+                if width is not None and have[0] is not None and width != have[0]:
+                    conflicts.add(group)
+                if text and have[1] and text != have[1]:
+                    conflicts.add(group)
+                glyphs[gid] = [have[0] if width is None else width, have[1] or text]
 
     def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
         self.sheets.append([sheet_key(placements, marks, page_size, rotations, fold), [p[0] for p in placements]])
@@ -139,7 +149,7 @@ class SheetRecorder(Imposer):
         """One (font dictionary, name) per group among the imported faces, before the merge."""
         seen: dict = {}
         for key in self.imported:
-            for fonts, name, font in _placeholders(self._forms[key].get("/Resources")):
+            for fonts, name, font in placeholders(self._forms[key].get("/Resources")):
                 seen.setdefault(_group(font), (fonts, name))
         return seen
 
@@ -149,7 +159,7 @@ class SheetRecorder(Imposer):
 
     def record_data(self) -> dict:
         union = _union(self.glyphs)
-        glyph_map, conflicts = _glyph_map(self.known, self.entries)
+        glyph_map, conflicts = self.glyph_map()
         glyph_map = {g: {k: v for k, v in m.items() if k in union[g]} for g, m in glyph_map.items() if g in union}
         names = {g: str(font.BaseFont) for g, font in self.fonts.items() if g in union}
         return {"sheets": self.sheets, "faces": self.glyphs, "union": {g: sorted(v) for g, v in union.items()},
@@ -221,7 +231,7 @@ class SheetReuser(SheetRecorder):
     def merge_fonts(self, assets) -> None:
         """Point the newly imported faces at the pack's fonts, re-making a font's subset (in
         place) only when the set of glyphs the pack draws with it has changed."""
-        glyph_map, conflicts = _glyph_map(self.known, self.entries)
+        glyph_map, conflicts = self.glyph_map()
         union = _union(self.glyphs)
         old_union = {g: set(v) for g, v in self.record["union"].items()}
         if set(union) != set(old_union):
@@ -241,7 +251,7 @@ class SheetReuser(SheetRecorder):
                 fonts[group][name] = made[name]
             self.remade.append(fonts[group])
         for key in self.imported:
-            for font_dict, name, font in list(_placeholders(self._forms[key].get("/Resources"))):
+            for font_dict, name, font in list(placeholders(self._forms[key].get("/Resources"))):
                 font_dict[name] = fonts[_group(font)]
 
     def _old_fonts(self, groups: set[str]) -> dict:
@@ -322,27 +332,6 @@ def _union(glyphs: dict) -> dict[str, set]:
     return union
 
 
-def _glyph_map(known: dict, entries: dict) -> tuple[dict, set]:
-    """{group: {gid: [width, text]}} with the faces' entries added, and the groups where two
-    faces disagree about a glyph (the cold merge keeps the first text, so order would matter)."""
-    out = {g: {int(k): v for k, v in m.items()} for g, m in known.items()}
-    conflicts = set()
-    for sides in entries.values():
-        for group, items in sides.items():
-            table = out.setdefault(group, {})
-            for gid, width, text in items:
-                have = table.get(gid)
-                if have is None:
-                    table[gid] = [width, text]
-                    continue
-                if width is not None and have[0] is not None and width != have[0]:
-                    conflicts.add(group)
-                if text and have[1] and text != have[1]:
-                    conflicts.add(group)
-                table[gid] = [have[0] if width is None else width, have[1] or text]
-    return out, conflicts
-
-
 # --- the record ------------------------------------------------------------------------------
 
 def record_path(project, game_id: str, name: str) -> Path:
@@ -392,8 +381,8 @@ def forget(project, game_id: str, name: str) -> None:
         pass
 
 
-def save(project, game_id: str, name: str, context: str, pdf: bytes, info_pages: int, imposer: SheetRecorder) -> None:
-    data = imposer.record_data()
+def save(project, game_id: str, name: str, context: str, pdf: bytes, info_pages: int, data: dict) -> None:
+    """`data`: SheetRecorder.record_data() of the build that made `pdf`."""
     if data["font_names"] is None:        # fonts it could not tell apart: nothing to build on next time
         return
     record = {"version": VERSION, "context": context, "pdf": hashlib.sha256(pdf).hexdigest(),

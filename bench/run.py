@@ -14,7 +14,7 @@ the peer's (../shared/bench/README.md, measured on this kind of machine).
 The peer runs in the same run when it is installed: SQUIB_HOME pointing at a folder with
 Squib's source as squib/ and classy_hash/ beside it, and the Debian ruby gems of
 ../shared/bench/README.md. Without it the table says the peer's figures are recorded ones,
-and from when. Scale rows (--scale, default 100, 1000, 5000 cards) time cold builds, one card
+and from when. Scale rows (--scale, default 100, 1000, 5000, 10000 cards) time cold builds, one card
 changed and nothing changed on decks that bench/make_deck.py writes into the work folder.
 
 The build server (generator/commands/server.py): cold runs and the start-up row run with it off
@@ -57,7 +57,7 @@ PROJECT_PARTS = ("cards", "templates", "fonts", "icons")
 RECORDED_PEER = {"pdf": (7.7, 1670), "png": (10.8, 1660), "one": (0.43, 71), "start": (0.16, 32)}
 RECORDED_WHEN = "recorded 2026-11-29 on another machine of this kind (../shared/bench/README.md)"
 PEER_PDF_MB = 26.6
-SCALE = (100, 1000, 5000)
+SCALE = (100, 1000, 5000, 10000)
 sys.path.insert(0, str(ROOT / "bench"))
 import make_deck  # noqa: E402  (bench/make_deck.py: the scale decks)
 
@@ -433,10 +433,10 @@ def verdicts(peer: dict, pdf: Run, one: Run, watched: Run, same: Run, scaled: di
     if 10000 in scaled:
         big = scaled[10000]["cold"]
         checks.append(("cold PDF at 10,000 cards ≤ 400 MB (PSS)", big.peak_mb <= 400, f"{big.peak_mb:.0f} MB PSS"))
-    largest = max(scaled, default=None)
-    if largest:
-        big = scaled[largest]["one"].seconds
-        checks.append((f"one change at {largest:,} cards ≤ 2 s and ≤ 2.5 × deck450's", big <= 2 and big <= 2.5 * one.seconds,
+    at = 5000 if 5000 in scaled else max(scaled, default=None)      # the issue's target is at 5,000 cards
+    if at:
+        big = scaled[at]["one"].seconds
+        checks.append((f"one change at {at:,} cards ≤ 2 s and ≤ 2.5 × deck450's", big <= 2 and big <= 2.5 * one.seconds,
                        f"{big:.2f} s, {big / one.seconds:.2f} ×"))
     games = next((r for r in rows if r[0].startswith("3 games") and "cold" in r[0]), None)
     if games:

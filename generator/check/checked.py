@@ -12,7 +12,13 @@ that check reads from the file:
     every form it can draw (forms inside forms too) the form's raw bytes, placement keys and
     resource names, and for each font it draws with that font's dictionary and the widths and
     Unicode text of just the glyphs the form draws;
-  - per form, the glyph ids its text draws (by font resource name), by a form key: its raw bytes.
+  - per form, the glyph ids its text draws (by font resource name), by a form key: its raw bytes;
+  - per card or rulebook page that passed, by its number: the objects it reaches (and its
+    ancestors in the page tree) with a hash of their bytes as written in the file, the hash of
+    its manifest facts, its trims, the glyphs and pictures it draws and its page key. A file
+    saved with one cross-reference table (a pack of card decks) gives each object's written
+    bytes without opening it: a page whose objects all have their recorded bytes, and whose facts
+    are unchanged, is taken whole from this record, neither keyed nor scanned.
 
 The next preflight still reads every page of the new file: a page whose key is recorded is taken
 as recorded (its cards counted, its trims given to its back), every other page is checked in full.
@@ -100,7 +106,7 @@ class Memo:
         self.same: dict = {}         # page number -> its record, for pages whose objects are as recorded
         self.written: WrittenObjects | None = None
         self._pdf: pikepdf.Pdf | None = None
-        self._reached: dict = {}     # object -> (its text, the objects it names), for page_objects
+        self._reached: dict = {}     # object -> the objects it names, for _page_objects
 
     # --- on disk ------------------------------------------------------------------------------
     @classmethod

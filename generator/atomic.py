@@ -16,6 +16,8 @@ from typing import BinaryIO, Iterator
 
 import orjson
 
+from generator.collector import loading
+
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     with writing(path, durable) as handle:
@@ -32,8 +34,11 @@ def write_record(path: Path, value, durable: bool = False, sort_keys: bool = Fal
 
 
 def read_record(path: Path):
-    """A record's value; OSError if it cannot be read, ValueError if it is not JSON."""
-    return orjson.loads(path.read_bytes())
+    """A record's value; OSError if it cannot be read, ValueError if it is not JSON. Records
+    live as long as the build and hold no cycles: the collector stops walking them."""
+    raw = path.read_bytes()
+    with loading():
+        return orjson.loads(raw)
 
 
 def make_room(path: Path) -> None:

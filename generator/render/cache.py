@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import os
 import json
 import shutil
 import stat as stat_module
@@ -90,6 +91,7 @@ class FaceCache:
 
     def __init__(self, project: Project, kind: str = "faces", index: str | None = None):
         self.root = project.build / ".cache" / kind
+        self._root = str(self.root)              # find() stats every face's file: no Path objects there
         self._index_path = self.root / f"index-{index}.json" if index else None
         self._indexed: dict | None = None        # the last build's index, read when first needed
         self._used: dict[str, list] = {}         # direct -> [key, sha256, inputs, stat] of this build
@@ -139,10 +141,10 @@ class FaceCache:
         known unchanged by the index) and again when read() reads them for use: most faces of a
         rebuild are never opened."""
         known = self._index().get(direct)
-        if known is not None:
+        if known is not None and _indexed_well(known):
             key, sha, inputs, stat = known
             if key == entry_key(direct, inputs) and all(current(name) == value for name, value in inputs.items()) \
-                    and _stat(self.path(key)) == stat:
+                    and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:
                 self._used[direct] = known
                 return key, sha, inputs
         entry = self._match(direct, current)
@@ -163,7 +165,8 @@ class FaceCache:
         if self._index_path is None or not self._used or self._saved == len(self._used):
             return
         self._saved = len(self._used)
-        merged = {**self._index(), **self._used}
+        kept = {d: e for d, e in self._index().items() if d in self._used or _indexed_well(e)}
+        merged = {**kept, **self._used}
         write_record(self._index_path, merged if len(merged) <= 2 * len(self._used) + 1000 else self._used)
 
     def _index(self) -> dict:
@@ -173,8 +176,8 @@ class FaceCache:
                 data = read_record(self._index_path) if self._index_path else {}
             except (OSError, ValueError, RecursionError):
                 data = {}
-            if isinstance(data, dict):
-                self._indexed = {direct: entry for direct, entry in data.items() if _indexed_well(entry)}
+            if isinstance(data, dict):       # (an entry is checked when it is looked up)
+                self._indexed = data
         return self._indexed
 
     def _match(self, direct: str, current) -> dict | None:
@@ -225,9 +228,9 @@ def entry_key(direct: str, inputs: dict[str, str]) -> str:
     return digest.hexdigest()[:40]
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: Path | str) -> list[int] | None:
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return None
     if not stat_module.S_ISREG(info.st_mode):

@@ -236,9 +236,20 @@ class CardRenderer:
         then the card's own data and player colour."""
         digest = hashlib.sha256(self._static_key(face.deck, face.side, face.template).encode())
         if face.card is not None:
-            digest.update(repr(card_data(face.card)).encode())
+            digest.update(repr(self._card_data(face.card)).encode())
         digest.update(repr(self._player(face.deck, face.card)).encode())
         return digest.hexdigest()[:40]
+
+    def _card_data(self, card: Card) -> dict:
+        """A card's plain data: the copy the game's context already holds (made once a build), or
+        a new one for a card that is not in a deck's list."""
+        return self._cards_plain.get(id(card)) or card_data(card)
+
+    @functools.cached_property
+    def _cards_plain(self) -> dict[int, dict]:
+        decks = game_context(self.game)["decks"]
+        return {id(card): data for deck_id, deck in self.game.decks.items()
+                for card, data in zip(deck.cards, decks[deck_id])}
 
     def _static_key(self, deck: Deck, side: str, template: str) -> str:
         marker = (deck.id, side, template)

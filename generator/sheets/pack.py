@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
 import pikepdf
 from pikepdf import Dictionary, Name
 
@@ -257,11 +258,12 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
 
 
 def manifest_json(manifest: dict) -> bytes:
-    """The manifest as JSON with one page per line: as easy to read as indenting every key, and
-    written by json's C encoder (indenting a 5,000-card manifest key by key takes a second)."""
+    """The manifest as JSON with one page per line: as easy to read as indenting every key, the
+    pages written compactly by orjson (indenting a 5,000-card manifest key by key takes a second,
+    json's encoder a tenth of one)."""
     token = "\0pages\0"
     head = json.dumps({**manifest, "pages": token}, ensure_ascii=False, indent=1)
-    pages = ",\n  ".join(json.dumps(page, ensure_ascii=False) for page in manifest["pages"])
+    pages = ",\n  ".join(orjson.dumps(page, option=orjson.OPT_NON_STR_KEYS).decode() for page in manifest["pages"])
     return (head.replace(json.dumps(token), f"[\n  {pages}\n ]" if pages else "[]", 1) + "\n").encode()
 
 

@@ -1,0 +1,75 @@
+"""What a build loads is kept out of the cyclic collector's walk (generator/collector.py), and a
+long-lived process (pnp watch) still gets back what it froze and let go."""
+import gc
+import weakref
+
+from generator.atomic import read_record, write_record
+from generator.collector import collect_frozen, loading
+from generator.source.yamlsrc import load_yaml
+
+
+class Node:
+    """A weakly referenceable object that can sit in a reference cycle."""
+
+
+def _collections_during(action) -> list[int]:
+    """The generations the collector collected while action ran."""
+    seen = []
+
+    def note(phase, info):
+        if phase == "start":
+            seen.append(info["generation"])
+    gc.callbacks.append(note)
+    try:
+        action()
+    finally:
+        gc.callbacks.remove(note)
+    return seen
+
+
+def test_a_large_yaml_file_loads_without_a_collection_and_is_frozen_after(tmp_path):
+    cards = tmp_path / "cards.yaml"
+    cards.write_text("cards:\n" + "".join(f"  - {{id: c{i}, title: 第{i}张, body: [a, b]}}\n" for i in range(20000)),
+                     encoding="utf-8")
+    frozen = gc.get_freeze_count()
+    loaded = []
+    assert _collections_during(lambda: loaded.append(load_yaml(cards, "cards.yaml"))) == []
+    data = loaded[0]
+    assert len(data["cards"]) == 20000 and data["cards"].line_of(19999) == 20001
+    assert gc.get_freeze_count() >= frozen + 20000          # every card's mapping at least
+    assert not any(gc.is_tracked(o) and o is data for o in gc.get_objects())
+    collect_frozen()
+
+
+def test_a_record_loads_without_a_collection_and_is_frozen_after(tmp_path):
+    write_record(tmp_path / "index.json", {f"face{i}": [str(i), {"in": "sha"}, [1, 2, 3, 4]] for i in range(20000)})
+    frozen = gc.get_freeze_count()
+    loaded = []
+    assert _collections_during(lambda: loaded.append(read_record(tmp_path / "index.json"))) == []
+    assert loaded[0]["face19999"][2] == [1, 2, 3, 4]
+    assert gc.get_freeze_count() >= frozen + 20000
+    collect_frozen()
+
+
+def test_garbage_frozen_with_a_load_is_collected_between_rebuilds():
+    cycle = Node()
+    cycle.itself = cycle
+    gone = weakref.ref(cycle)
+    with loading():
+        pass                        # freezes the cycle with everything else
+    del cycle
+    gc.collect()
+    assert gone() is not None       # frozen: out of the collector's reach
+    collect_frozen()
+    assert gone() is None
+    assert gc.get_freeze_count() > 0 and gc.isenabled()
+
+
+def test_the_collector_is_enabled_again_after_a_failed_load(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    try:
+        read_record(bad)
+    except ValueError:
+        pass
+    assert gc.isenabled()

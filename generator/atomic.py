@@ -35,9 +35,9 @@ def write_record(path: Path, value, durable: bool = False, sort_keys: bool = Fal
 
 def read_record(path: Path):
     """A record's value; OSError if it cannot be read, ValueError if it is not JSON. Records
-    live as long as the build and hold no cycles: the collector stops walking them."""
+    live as long as the build and hold no cycles: the collector stops walking large ones."""
     raw = path.read_bytes()
-    with loading():
+    with loading(len(raw)):
         return orjson.loads(raw)
 
 

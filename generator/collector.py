@@ -3,14 +3,16 @@
 A rebuild of a large game loads much that lives as long as the build and holds no reference
 cycle: its parsed YAML and the last build's records (the faces index, the sheet, template and
 preflight records: megabytes of JSON at 5,000 cards). Every full collection walks all of it again,
-finding nothing (at 5,000 cards four or five full collections a rebuild, 0.2–0.3 s). Such a load
-runs `loading()`: no collection while it runs, and after it everything loaded so far is out of the
+finding nothing (at 5,000 cards four or five full collections a rebuild, 0.2–0.3 s). A load of
+LARGE bytes or more runs with no collection, and after it everything loaded so far is out of the
 collector's walk (`gc.freeze`, Python's own tool for this).
 
-Frozen objects are still freed by reference counting when the build drops them; only garbage in
-a reference cycle that is frozen with them stays until the process ends. A build is its own
-process (or a forked request of the build server), so that is the build's end; `pnp watch`, which
-builds again and again in one process, collects it after each rebuild (`collect_frozen`).
+Frozen objects are still freed by reference counting when the build drops them; but garbage in a
+reference cycle that is frozen with them (a page layout rendered just before) stays until the
+process ends. Hence only large loads freeze: a few a build, and none in a cold build of a small
+game (freezing at every face's cache record kept 640 MB of WeasyPrint's garbage in a build of the
+shipped games, instead of 215 MB). `pnp watch`, which builds again and again in one process,
+collects what it froze after each rebuild (`collect_frozen`).
 """
 from __future__ import annotations
 
@@ -19,10 +21,16 @@ import gc
 from typing import Iterator
 
 
+LARGE = 512 * 1024      # bytes of YAML or JSON: a 5,000-card game's card file and records are 0.6–3 MB
+
+
 @contextlib.contextmanager
-def loading() -> Iterator[None]:
-    """A large load that makes no reference cycle: not collected while it runs, then frozen with
-    everything before it."""
+def loading(size: int) -> Iterator[None]:
+    """A load of `size` bytes that makes no reference cycle: when it is large, not collected
+    while it runs, then frozen with everything before it."""
+    if size < LARGE:
+        yield
+        return
     enabled = gc.isenabled()
     gc.disable()
     try:

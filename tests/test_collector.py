@@ -4,8 +4,9 @@ import gc
 import weakref
 
 from generator.atomic import read_record, write_record
-from generator.collector import collect_frozen, loading
+from generator.collector import LARGE, collect_frozen, loading
 from generator.source.yamlsrc import load_yaml
+from tests.conftest import make_project, pnp
 
 
 class Node:
@@ -31,6 +32,7 @@ def test_a_large_yaml_file_loads_without_a_collection_and_is_frozen_after(tmp_pa
     cards = tmp_path / "cards.yaml"
     cards.write_text("cards:\n" + "".join(f"  - {{id: c{i}, title: 第{i}张, body: [a, b]}}\n" for i in range(20000)),
                      encoding="utf-8")
+    assert cards.stat().st_size >= LARGE
     frozen = gc.get_freeze_count()
     loaded = []
     assert _collections_during(lambda: loaded.append(load_yaml(cards, "cards.yaml"))) == []
@@ -43,6 +45,7 @@ def test_a_large_yaml_file_loads_without_a_collection_and_is_frozen_after(tmp_pa
 
 def test_a_record_loads_without_a_collection_and_is_frozen_after(tmp_path):
     write_record(tmp_path / "index.json", {f"face{i}": [str(i), {"in": "sha"}, [1, 2, 3, 4]] for i in range(20000)})
+    assert (tmp_path / "index.json").stat().st_size >= LARGE
     frozen = gc.get_freeze_count()
     loaded = []
     assert _collections_during(lambda: loaded.append(read_record(tmp_path / "index.json"))) == []
@@ -55,7 +58,7 @@ def test_garbage_frozen_with_a_load_is_collected_between_rebuilds():
     cycle = Node()
     cycle.itself = cycle
     gone = weakref.ref(cycle)
-    with loading():
+    with loading(LARGE):
         pass                        # freezes the cycle with everything else
     del cycle
     gc.collect()
@@ -73,3 +76,16 @@ def test_the_collector_is_enabled_again_after_a_failed_load(tmp_path):
     except ValueError:
         pass
     assert gc.isenabled()
+
+
+def test_a_small_game_builds_without_freezing_its_garbage(tmp_path):
+    """Only large loads freeze (collector.py): a build of a shipped game, whose files are small,
+    leaves what it rendered to the collector (freezing at every small load pinned hundreds of MB of
+    page layouts in a build of every game)."""
+    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    collect_frozen()
+    frozen = gc.get_freeze_count()
+    for _ in range(2):              # cold, then a rebuild that reads every record
+        result = pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "a4")
+        assert result.exit_code == 0, result.output
+    assert gc.get_freeze_count() <= frozen      # (frozen objects freed meanwhile count no more)

@@ -115,7 +115,7 @@ def load_yaml(path: Path, display: str) -> Any:
         raise PnpError(Problem(display, tab_line, "tab character in indentation",
                                "YAML indents with spaces only"))
     try:
-        with loading():         # what it makes lives as long as the build and holds no cycle (collector.py)
+        with loading(len(raw)):     # what it makes lives as long as the build and holds no cycle (collector.py)
             data = yaml.load(text, Loader=_loader_for(display))  # noqa: S506 - SafeLoader subclass
     except _Located as exc:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None

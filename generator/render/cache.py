@@ -19,8 +19,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import os
 import json
+import os
 import shutil
 import stat as stat_module
 from pathlib import Path

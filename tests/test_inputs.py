@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,30 @@ def test_the_stamp_covers_every_file_read_and_every_byte_written(tmp_path):
     assert "up to date" in pnp(project, *args).output
     (project / "pnp.toml").write_text('[print]\nduplex = "short"\n')     # a pnp.toml that was not there
     assert "up to date" not in pnp(project, *args).output
+
+
+def test_the_stamp_hashes_again_every_file_that_may_have_changed(tmp_path, monkeypatch):
+    """pnp watch keeps each input's hash by its size, times and inode (stamp._file_digest): a file
+    changed within a moment of being hashed is hashed again every time, and an edit whose time is
+    set back is still seen (its ctime moved)."""
+    from generator.source import stamp
+    card = tmp_path / "card.yaml"
+    card.write_text("title: a\n")
+    first = stamp._file_digest(card)
+    card.write_text("title: b\n")                      # same size, same moment
+    assert stamp._file_digest(card) != first
+    read = []
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
+    later = stamp.time.time_ns() + 3 * stamp.SETTLED_NS   # hashed long after its last change
+    monkeypatch.setattr(stamp.time, "time_ns", lambda: later)
+    settled = stamp._file_digest(card)
+    assert stamp._file_digest(card) == settled and read == ["card.yaml"]     # the second time: a stat
+    time.sleep(0.05)                                    # more than the file clock's granularity
+    info = card.stat()
+    card.write_text("title: c\n")
+    os.utime(card, ns=(info.st_atime_ns, info.st_mtime_ns))                  # same size, same mtime
+    assert stamp._file_digest(card) != settled and read == ["card.yaml"] * 2
 
 
 EDITS = [change[1] for change in CHANGES if change[0] not in ("pnp.toml",)]

@@ -96,3 +96,20 @@ def _deck(build, deck_id):
         deck = game.decks[deck_id]
         _decks[key] = {"trim": deck.trim, "bleed": deck.bleed}
     return _decks[key]
+
+
+def test_the_manifest_lists_each_page_and_each_card_of_a_deck_on_a_line_of_its_own():
+    import json
+
+    from generator.sheets.pack import manifest_json
+    manifest = {"game": "g", "print": {"duplex": "long", "back_offset_mm": [0.0, 0.0]}, "empty": [],
+                "components": [{"id": "d", "kind": "deck", "cards": [{"id": "d/a", "copies": 2},
+                                                                        {"id": "d/b", "copies": 1}]},
+                               {"id": "board", "kind": "board"}],
+                "pages": [{"number": 1, "role": "info"}, {"number": 2, "role": "cards", "slots": [{"card": "d/a"}]}]}
+    text = manifest_json(manifest).decode()
+    assert json.loads(text) == manifest
+    lines = text.splitlines()
+    assert '    {"id":"d/a","copies":2},' in lines and '    {"id":"d/b","copies":1}' in lines
+    assert '  {"number":2,"role":"cards","slots":[{"card":"d/a"}]}' in lines
+    assert ' "empty": [],' in lines and text.endswith("}\n")

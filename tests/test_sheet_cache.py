@@ -190,3 +190,18 @@ def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
     shutil.rmtree(project / "build")
     _build(project)
     assert _pack(project) == incremental
+
+
+def test_a_sheet_key_follows_the_geometry_not_the_objects_that_hold_it():
+    """Slot rectangles and marks are hashed once per object a run (sheet_cache._once): equal
+    geometry in other objects gives the same key, and a rectangle or mark moved by 0.001 mm,
+    or another face or label, another."""
+    from generator.geometry import Mark, Rect
+
+    def key(x=10.0, mark_x=5.0, face="f1", label="deck/a"):
+        trim, clip = Rect(x, 10.0, 63.5, 88.9), Rect(x - 3, 7.0, 69.5, 94.9)
+        return sheet_cache.sheet_key([(face, None, trim, clip, 3.0, label)], (Mark(mark_x, 1.0, mark_x, 4.0),),
+                                     (210.0, 297.0), [0], None)
+
+    assert key() == key()
+    assert len({key(), key(x=10.001), key(mark_x=5.001), key(face="f2"), key(label="deck/b")}) == 5

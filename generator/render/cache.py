@@ -96,6 +96,7 @@ class FaceCache:
         self._indexed: dict | None = None        # the last build's index, read when first needed
         self._used: dict[str, list] = {}         # direct -> [key, sha256, inputs, stat] of this build
         self._saved = 0                          # entries of _used when the index was last written
+        self._held: dict[tuple, bool] = {}       # input sets checked against their files in this run
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.pdf"
@@ -143,7 +144,8 @@ class FaceCache:
         known = self._index().get(direct)
         if known is not None and _indexed_well(known):
             key, sha, inputs, stat = known
-            if key == entry_key(direct, inputs) and all(current(name) == value for name, value in inputs.items()) \
+            marker = tuple(inputs.items())
+            if key == _entry_key(direct, marker) and self._inputs_hold(marker, current) \
                     and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:
                 self._used[direct] = known
                 return key, sha, inputs
@@ -152,6 +154,13 @@ class FaceCache:
             return None
         self.remember(direct, entry["key"], entry["sha256"], entry["inputs"])
         return entry["key"], entry["sha256"], entry["inputs"]
+
+    def _inputs_hold(self, marker: tuple, current) -> bool:
+        """Whether every (file, hash) still holds: once per distinct set in a run (most faces of
+        a game read the same stylesheets and icons; `current` gives the same hashes all run)."""
+        if marker not in self._held:
+            self._held[marker] = all(current(name) == value for name, value in marker)
+        return self._held[marker]
 
     def remember(self, direct: str, key: str, sha: str, inputs: dict[str, str]) -> None:
         """List an entry checked (or written) by this build in the index."""
@@ -165,8 +174,8 @@ class FaceCache:
         if self._index_path is None or not self._used or self._saved == len(self._used):
             return
         self._saved = len(self._used)
-        kept = {d: e for d, e in self._index().items() if d in self._used or _indexed_well(e)}
-        merged = {**kept, **self._used}
+        # the last build's entries are carried over unchecked: each is checked when looked up
+        merged = {**self._index(), **self._used}
         write_record(self._index_path, merged if len(merged) <= 2 * len(self._used) + 1000 else self._used)
 
     def _index(self) -> dict:
@@ -222,10 +231,17 @@ class FaceCache:
 def entry_key(direct: str, inputs: dict[str, str]) -> str:
     """An entry's name: its direct key and what it read (so an index entry naming another face's
     file is seen for what it is)."""
-    digest = hashlib.sha256(direct.encode())
-    for name, sha in sorted(inputs.items()):
-        digest.update(f"\0{name}\0{sha}".encode())
-    return digest.hexdigest()[:40]
+    return _entry_key(direct, tuple(inputs.items()))
+
+
+def _entry_key(direct: str, inputs: tuple[tuple[str, str], ...]) -> str:
+    return hashlib.sha256(direct.encode() + _inputs_part(inputs)).hexdigest()[:40]
+
+
+@functools.lru_cache(maxsize=256)
+def _inputs_part(inputs: tuple[tuple[str, str], ...]) -> bytes:
+    """What an entry's inputs add to its name, made once per distinct set."""
+    return "".join(f"\0{name}\0{sha}" for name, sha in sorted(inputs)).encode()
 
 
 def _stat(path: Path | str) -> list[int] | None:

@@ -135,7 +135,7 @@ class TemplateMemo:
         return entry
 
     def _still(self, inputs: dict) -> bool:
-        marker = tuple(sorted(inputs.items()))
+        marker = tuple(inputs.items())        # (a set loaded from the file is one dict for every entry)
         if marker not in self._checked:
             self._checked[marker] = all(self._now(name) == sha for name, sha in inputs.items())
         return self._checked[marker]
@@ -158,9 +158,11 @@ class TemplateMemo:
             return
         unused = [(k, e) for k, e in self._old.items() if k not in self._new][:KEEP_UNUSED]
         sets: dict[tuple, int] = {}
+        markers: dict[int, tuple] = {}       # by the inputs dict: entries loaded together share one
         entries = {}
         for key, entry in sorted(list(self._new.items()) + unused):
-            marker = tuple(sorted(entry["inputs"].items()))
+            inputs = entry["inputs"]
+            marker = markers.get(id(inputs)) or markers.setdefault(id(inputs), tuple(sorted(inputs.items())))
             index = sets.setdefault(marker, len(sets))
             entries[key] = [entry["direct"], index, entry["coarse"]]
         data = {"version": VERSION, "inputs": [dict(m) for m in sets], "entries": entries}

@@ -140,6 +140,24 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     assert _build(warm)[1] == []
 
 
+def test_faces_index_entries_of_the_wrong_shape_are_passed_over(warm):
+    """An index entry is checked when it is looked up: hashes that are lists or numbers, a stat
+    that is not one, a short entry or none at all send the look-up to the face's own manifest,
+    without an error and without rendering anything."""
+    pdf = warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf"
+    before = pdf.read_bytes()
+    index = next((warm / "build/.cache/faces").glob("index-*.json"))
+    entries = json.loads(index.read_text())
+    shapes = [lambda e: [e[0], e[1], {k: [v] for k, v in e[2].items()}, e[3]],
+              lambda e: [e[0], e[1], {k: 7 for k in e[2]}, e[3]],
+              lambda e: [e[0], e[1], e[2], ["x"]], lambda e: e[:3], lambda e: "x"]
+    for number, direct in enumerate(entries):
+        entries[direct] = shapes[number % len(shapes)](entries[direct])
+    index.write_text(json.dumps(entries))
+    assert _build(warm)[1] == []
+    assert pdf.read_bytes() == before
+
+
 def test_a_corrupt_faces_record_is_repaired_silently(warm):
     record = warm / "build/cephiro-pillar/.faces.json"
     for bad in (b"{not json", b'["cards"]', b'{"cards": [1, 2], "packs": "x"}'):

@@ -141,3 +141,20 @@ def test_slightly_long_text_is_shrunk_not_refused(cephiro):
     edit(cephiro, "oaths.yaml", "    effect: {type: rich, max_length: 60}", "    effect: {type: rich}")
     result = pnp(cephiro, "build", GAME, "--players", "4", "--paper", "a4")
     assert result.exit_code == 0, result.output
+
+
+def test_yaml_values_are_what_pyyaml_safe_load_reads_with_their_lines(tmp_path):
+    """yamlsrc resolves a plain scalar's type once per text and takes a quoted one as text: the
+    values are still PyYAML's own (SafeLoader), read twice so the second read resolves from memory."""
+    import yaml
+
+    from generator.source.yamlsrc import load_yaml
+    text = ('a: 1\nb: "1"\nc: \'2.5\'\nd: 2.5\ne: true\nf: "yes"\ng: yes\nh: ~\ni: null\nj: !!str 3\n'
+            'k: 2001-12-14\nl: [1, "x", y, 0x1F, .inf, -.5e3]\nm: \'\'\nn:\no: No\np: "null"\nq: 1_000\n')
+    path = tmp_path / "values.yaml"
+    path.write_text(text, encoding="utf-8")
+    for _ in range(2):
+        loaded = load_yaml(path, "values.yaml")
+        assert loaded == yaml.safe_load(text)
+        assert [type(loaded[k]).__name__ for k in "abfgp"] == ["int", "str", "str", "bool", "str"]
+        assert loaded.line_of("q") == 17 and loaded["l"].line_of(2) == 12

@@ -238,14 +238,15 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
     if kind not in ("text", "rich"):
         return []
     problems = []
-    if kind == "rich":
-        try:
-            fill_placeholders(value, card.fields)
-        except TextError as exc:
+    try:
+        filled = fill_placeholders(value, card.fields)      # what prints (placeholders filled once)
+    except TextError as exc:
+        filled = value
+        if kind == "rich":
             names = PLACEHOLDER.findall(value)
             problems.append(Problem(file, line, f"{where}: {exc}",
                                     f"fields: {', '.join(sorted(n for n in card.fields if n not in names))}"))
-    for char in assets.missing(plain_text(value, card.fields)):
+    for char in assets.missing(plain_text(filled)):
         problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
                                 "font and has no icon", f"replace it, or run pnp assets add {char} to add it to the fonts"))
     return problems

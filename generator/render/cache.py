@@ -145,7 +145,7 @@ class FaceCache:
         if known is not None and _indexed_well(known):
             key, sha, inputs, stat = known
             marker = tuple(inputs.items())
-            if key == _entry_key(direct, marker) and self._inputs_hold(marker, current) \
+            if self._inputs_hold(marker, current) and key == _entry_key(direct, marker) \
                     and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:
                 self._used[direct] = known
                 return key, sha, inputs
@@ -158,9 +158,14 @@ class FaceCache:
     def _inputs_hold(self, marker: tuple, current) -> bool:
         """Whether every (file, hash) still holds: once per distinct set in a run (most faces of
         a game read the same stylesheets and icons; `current` gives the same hashes all run)."""
-        if marker not in self._held:
-            self._held[marker] = all(current(name) == value for name, value in marker)
-        return self._held[marker]
+        try:
+            held = self._held.get(marker)
+        except TypeError:            # a hash that is not text (a damaged index): not a match
+            return False
+        if held is None:
+            held = self._held[marker] = all(isinstance(value, str) and current(name) == value
+                                            for name, value in marker)
+        return held
 
     def remember(self, direct: str, key: str, sha: str, inputs: dict[str, str]) -> None:
         """List an entry checked (or written) by this build in the index."""
@@ -255,10 +260,9 @@ def _stat(path: Path | str) -> list[int] | None:
 
 
 def _indexed_well(entry) -> bool:
+    """An index entry's shape (its inputs' hashes are checked to be text with the inputs, once a set)."""
     return (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str) and len(entry[0]) == 40
-            and isinstance(entry[1], str) and isinstance(entry[2], dict)
-            and all(isinstance(v, str) for v in entry[2].values())
-            and isinstance(entry[3], list) and len(entry[3]) == 4 and all(isinstance(v, int) for v in entry[3]))
+            and isinstance(entry[1], str) and isinstance(entry[2], dict))     # (its stat must equal the file's)
 
 
 def _well_formed(entry) -> bool:

@@ -43,7 +43,20 @@ _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def _loader_for(display: str):
     class Loader(_BASE_LOADER):
-        pass
+        def resolve(self, kind, value, implicit):
+            """A scalar's tag: a quoted one (or one tagged `!`) is a string whatever it says, and a
+            plain one is resolved once per text (a card file repeats its keys thousands of times).
+            As PyYAML's resolver, which SafeLoader gives no path resolvers."""
+            if kind is not yaml.ScalarNode:
+                return super().resolve(kind, value, implicit)
+            if not implicit[0]:
+                return _STR
+            tag = _PLAIN_TAGS.get(value)
+            if tag is None:
+                if len(_PLAIN_TAGS) > 65536:
+                    _PLAIN_TAGS.clear()
+                tag = _PLAIN_TAGS[value] = super().resolve(kind, value, implicit)
+            return tag
 
     def construct_mapping(loader, node, deep=False):
         own = {id(key) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"}
@@ -74,6 +87,7 @@ def _loader_for(display: str):
 
 
 _STR = "tag:yaml.org,2002:str"
+_PLAIN_TAGS: dict[str, str] = {}     # a plain scalar's text -> its tag (the same for every SafeLoader)
 
 
 def _value(loader, node):

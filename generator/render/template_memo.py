@@ -162,8 +162,9 @@ class TemplateMemo:
         entries = {}
         for key, entry in sorted(list(self._new.items()) + unused):
             inputs = entry["inputs"]
-            marker = markers.get(id(inputs)) or markers.setdefault(id(inputs), tuple(sorted(inputs.items())))
-            index = sets.setdefault(marker, len(sets))
+            if id(inputs) not in markers:
+                markers[id(inputs)] = tuple(sorted(inputs.items()))
+            index = sets.setdefault(markers[id(inputs)], len(sets))
             entries[key] = [entry["direct"], index, entry["coarse"]]
         data = {"version": VERSION, "inputs": [dict(m) for m in sets], "entries": entries}
         write_record(self.path, data)

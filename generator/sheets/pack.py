@@ -262,39 +262,28 @@ def manifest_json(manifest: dict) -> bytes:
     each component's cards. As easy to read as indenting every key, and the long lists written
     compactly by orjson (indenting a 5,000-card manifest key by key takes a second; json's
     encoder still took 0.03 s on the components' 5,000 cards, which it indents in pure Python)."""
-    pages = _one_per_line(manifest["pages"], 1)
-    components = [{**c, "cards": _Raw(_one_per_line(c["cards"], 3))} if isinstance(c.get("cards"), list) else c
-                  for c in manifest.get("components", [])]
-    shaped = {**manifest, "pages": _Raw(pages)}
+    lines: dict[str, str] = {}      # a placeholder in the indented JSON -> its list, one item a line
+
+    def later(items: list, depth: int) -> str:
+        token = f"\0{len(lines)}\0"
+        lines[json.dumps(token)] = _one_per_line(items, depth)
+        return token
+    shaped = {**manifest, "pages": later(manifest["pages"], 1)}
     if "components" in manifest:
-        shaped["components"] = components
-    return (_dump(shaped, 0) + "\n").encode()
-
-
-class _Raw(str):
-    """JSON text already written, put in place as it is."""
+        shaped["components"] = [{**c, "cards": later(c["cards"], 3)} if isinstance(c.get("cards"), list) else c
+                                for c in manifest["components"]]
+    text = json.dumps(shaped, ensure_ascii=False, indent=1)
+    for token, written in lines.items():
+        text = text.replace(token, written, 1)
+    return (text + "\n").encode()
 
 
 def _one_per_line(items: list, depth: int) -> str:
     if not items:
         return "[]"
     pad = " " * (depth + 1)
-    lines = f",\n{pad}".join(orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode() for item in items)
-    return f"[\n{pad}{lines}\n{' ' * depth}]"
-
-
-def _dump(value, depth: int) -> str:
-    """json.dumps(value, ensure_ascii=False, indent=1), with _Raw parts as they are."""
-    if isinstance(value, _Raw):
-        return value
-    pad, inner = " " * depth, " " * (depth + 1)
-    if isinstance(value, dict) and value:
-        items = ",\n".join(f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, depth + 1)}"
-                            for k, v in value.items())
-        return f"{{\n{items}\n{pad}}}"
-    if isinstance(value, (list, tuple)) and value:
-        return "[\n" + ",\n".join(f"{inner}{_dump(v, depth + 1)}" for v in value) + f"\n{pad}]"
-    return json.dumps(value, ensure_ascii=False)
+    written = f",\n{pad}".join(orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode() for item in items)
+    return f"[\n{pad}{written}\n{' ' * depth}]"
 
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,

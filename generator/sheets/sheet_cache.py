@@ -85,7 +85,7 @@ def _once(value, make) -> str:
     """make()'s text for this very object, made once while it lives (kept here with it, so its
     id cannot be another's)."""
     known = _REPRS.get(id(value))
-    if known is None or known[0] is not value:
+    if known is None:
         if len(_REPRS) > 4096:       # a long `pnp watch` makes new grids on every rebuild
             _REPRS.clear()
         known = _REPRS[id(value)] = (value, make())

@@ -19,14 +19,17 @@ cheap checks, are read from the file in full. `pnp preflight` checks everything.
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import orjson
 import pikepdf
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.check.checked import Memo, facts_json
@@ -256,11 +259,9 @@ def _safe_text_on_page(page, entry, safe: dict, report: Report) -> None:
     height = page.get_size()[1]
     text = page.get_textpage()
     outside: dict[tuple, list] = {}
-    for index in range(text.count_chars()):
-        char = text.get_text_range(index, 1)
+    for char, (left, bottom, right, top) in _chars(text):
         if not char.strip() or char in "\ufffe\ufeff":
             continue
-        left, bottom, right, top = text.get_charbox(index)
         box = Rect(left * MM, (height - top) * MM, (right - left) * MM, (top - bottom) * MM)
         if box.w <= 0 or box.h <= 0:
             continue
@@ -281,6 +282,26 @@ def _safe_text_on_page(page, entry, safe: dict, report: Report) -> None:
     for (card, side), (over, chars, _, margin) in outside.items():
         report.findings.append(f"page {entry['number']}, card {card} ({side}): text {chars!r} runs {over:.1f} mm "
                                f"outside the {margin:g} mm safe area")
+
+
+def _chars(text) -> Iterator[tuple[str, tuple[float, float, float, float]]]:
+    """Each character pdfium reads on a page, with its box (left, bottom, right, top), by pdfium's
+    own calls: pypdfium2's helpers make several calls and buffers a character, most of the time
+    of a cold build's preflight. A character pdfium leaves out of the page's text (one it made up,
+    or one without a Unicode value) is passed over, as the page's text passes over it."""
+    raw = text.raw
+    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    for index in range(pdfium_c.FPDFText_CountChars(raw)):
+        if pdfium_c.FPDFText_GetTextIndexFromCharIndex(raw, index) < 0:
+            continue
+        code = pdfium_c.FPDFText_GetUnicode(raw, index)
+        if not pdfium_c.FPDFText_GetCharBox(raw, index, left, right, bottom, top):
+            continue
+        # a control code stands for something else in the text (a line-end hyphen is 2 here and
+        # U+FFFE there), and a half of a surrogate pair for nothing: those are read as the text
+        # reads them
+        char = chr(code) if 0x20 <= code < 0xD800 or 0xE000 <= code < 0x110000 else text.get_text_range(index, 1)
+        yield char, (left.value, bottom.value, right.value, top.value)
 
 
 def _check_back(entry, backs: list[Rect], fronts: list[Rect] | None, placed, duplex, offset, report) -> None:

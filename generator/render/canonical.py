@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
@@ -63,46 +64,8 @@ def _canonical_content(owner, resources, out: pikepdf.Pdf, batch: Batch, depth: 
     tiling patterns get the same treatment, so nothing of the batch leaks in."""
     if depth > 8:
         raise ValueError("content nests too deeply")
-    names: dict[str, dict[str, str]] = {cat: {} for cat in CATEGORIES}
-    gids: dict[str, set[int]] = {}
-    current = None
-
-    def rename(category: str, name) -> Name:
-        table = names[category]
-        old = str(name)
-        if old not in table:
-            table[old] = f"/{CATEGORIES[category]}{len(table) + 1}"
-        return Name(table[old])
-
-    out_ops = []
-    for operands, operator in pikepdf.parse_content_stream(owner):
-        op = str(operator)
-        if op not in INTERESTING:
-            out_ops.append((operands, operator))
-            continue
-        operands = list(operands)
-        if op == "Tf":
-            current = str(operands[0])
-            operands[0] = rename("/Font", operands[0])
-            gids.setdefault(current, set())
-        elif op == "gs":
-            operands[0] = rename("/ExtGState", operands[0])
-        elif op in ("cs", "CS") and str(operands[0]) not in DEVICE_SPACES:
-            operands[0] = rename("/ColorSpace", operands[0])
-        elif op in ("scn", "SCN") and operands and isinstance(operands[-1], Name):
-            operands[-1] = rename("/Pattern", operands[-1])
-        elif op == "sh":
-            operands[0] = rename("/Shading", operands[0])
-        elif op == "Do":
-            operands[0] = rename("/XObject", operands[0])
-        elif op in SHOW and current is not None:
-            strings = operands[-1] if op == "TJ" else [operands[-1]]
-            for item in strings:
-                if isinstance(item, pikepdf.String):
-                    data = bytes(item)
-                    gids[current].update(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data) - 1, 2))
-        out_ops.append((operands, operator))
-
+    scanned = _scan_content(_content_bytes(owner))
+    content, names, gids = scanned if scanned is not None else _parse_content(owner)
     new_resources = Dictionary()
     for category, table in names.items():
         if not table:
@@ -115,7 +78,140 @@ def _canonical_content(owner, resources, out: pikepdf.Pdf, batch: Batch, depth: 
             else:
                 group[new] = _copy(source, out, batch, depth)
         new_resources[category] = group
-    return pikepdf.unparse_content_stream(out_ops), new_resources
+    return content, new_resources
+
+
+class _Renamer:
+    """Resource names in order of first use, per category, and the glyphs shown with each font."""
+
+    def __init__(self):
+        self.names: dict[str, dict[str, str]] = {cat: {} for cat in CATEGORIES}
+        self.gids: dict[str, set[int]] = {}
+
+    def rename(self, category: str, old: str) -> str:
+        table = self.names[category]
+        if old not in table:
+            table[old] = f"/{CATEGORIES[category]}{len(table) + 1}"
+        return table[old]
+
+    def show(self, font: str | None, data: bytes) -> None:
+        if font is not None:
+            self.gids[font].update(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data) - 1, 2))
+
+
+# What an operator's first operand renames; cs/CS (unless a device space) and scn/SCN (their
+# last operand, when a name) are handled apart.
+_RENAMES = {b"Tf": "/Font", b"gs": "/ExtGState", b"sh": "/Shading", b"Do": "/XObject"}
+_SHOW = {op.encode() for op in SHOW}
+_DEVICE_SPACES = {space.encode() for space in DEVICE_SPACES}
+_UNREAD = {b"BI", b"ID", b"EI", b"true", b"false", b"null"}      # inline images, keywords as operands
+_UNREADABLE = frozenset(b"()<>{}%")         # first bytes of literal strings, dictionaries, comments
+# The tokens the scan needs: names, hex strings, operators, and anything it does not read (a
+# literal string, a dictionary, a comment), matched alone. Numbers and array brackets, most of a
+# stream, are stepped over by the search: no operator the scan renames for takes one before a
+# name it renames.
+_TOKEN = re.compile(rb"/[^\s/\[\]()<>{}%]*|<[0-9A-Fa-f\s]*>|[A-Za-z'\"][^\s/\[\]()<>{}%]*|[()<>{}%]")
+
+
+def _scan_content(data: bytes):
+    """(content, names, gids) by a scan of the stream's own bytes, names replaced where they stand,
+    or None when the stream holds what the scan does not read (literal strings, inline images,
+    dictionaries, comments, escaped names, keywords as operands): the full parser takes those.
+    WeasyPrint's streams are numbers, names, hex strings and operators, and parsing them into
+    objects and writing them out again was most of the time spent making a face canonical."""
+    state = _Renamer()
+    font = None
+    operands: list = []
+    pieces, done = [], 0
+    for match in _TOKEN.finditer(data):
+        token = match.group()
+        first = token[0]
+        if first == 0x2F or (first == 0x3C and len(token) > 1):      # a name or a hex string
+            if b"#" in token:
+                return None
+            operands.append(match)
+            continue
+        if first in _UNREADABLE or token in _UNREAD:
+            return None
+        if token in _RENAMES:
+            if not operands:                                          # its name is missing
+                return None
+            category, operand = _RENAMES[token], operands[0]
+        elif not operands:                                            # an operator of numbers only
+            continue
+        elif token in (b"cs", b"CS") and operands[0].group() not in _DEVICE_SPACES:
+            category, operand = "/ColorSpace", operands[0]
+        elif token in (b"scn", b"SCN") and operands[-1].group()[:1] == b"/":
+            category, operand = "/Pattern", operands[-1]
+        else:
+            if token in _SHOW:
+                for item in operands:
+                    text = item.group()
+                    if text[:1] == b"<":
+                        digits = text[1:-1].translate(None, b" \t\r\n\f\0")
+                        if len(digits) % 2:
+                            return None
+                        state.show(font, bytes.fromhex(digits.decode("ascii")))
+            operands.clear()
+            continue
+        old = operand.group()
+        if old[:1] != b"/":
+            return None
+        old = old.decode("latin-1")
+        if token == b"Tf":
+            font = old
+            state.gids.setdefault(old, set())
+        pieces += [data[done:operand.start()], state.rename(category, old).encode("latin-1")]
+        done = operand.end()
+        operands.clear()
+    pieces.append(data[done:])
+    return b"".join(pieces), state.names, state.gids
+
+
+def _content_bytes(owner) -> bytes:
+    """The bytes of a page's content streams (joined as one), or of a form's."""
+    if isinstance(owner, pikepdf.Page):
+        contents = owner.obj.get("/Contents")
+        if contents is None:
+            return b""
+        if isinstance(contents, pikepdf.Array):
+            return b"\n".join(part.read_bytes() for part in contents)
+        return contents.read_bytes()
+    return owner.read_bytes()
+
+
+def _parse_content(owner):
+    """(content, names, gids) by pikepdf's parser: any stream the scan does not read."""
+    state = _Renamer()
+    current = None
+    out_ops = []
+    for operands, operator in pikepdf.parse_content_stream(owner):
+        op = str(operator)
+        if op not in INTERESTING:
+            out_ops.append((operands, operator))
+            continue
+        operands = list(operands)
+        if op == "Tf":
+            current = str(operands[0])
+            operands[0] = Name(state.rename("/Font", current))
+            state.gids.setdefault(current, set())
+        elif op == "gs":
+            operands[0] = Name(state.rename("/ExtGState", str(operands[0])))
+        elif op in ("cs", "CS") and str(operands[0]) not in DEVICE_SPACES:
+            operands[0] = Name(state.rename("/ColorSpace", str(operands[0])))
+        elif op in ("scn", "SCN") and operands and isinstance(operands[-1], Name):
+            operands[-1] = Name(state.rename("/Pattern", str(operands[-1])))
+        elif op == "sh":
+            operands[0] = Name(state.rename("/Shading", str(operands[0])))
+        elif op == "Do":
+            operands[0] = Name(state.rename("/XObject", str(operands[0])))
+        elif op in SHOW:
+            strings = operands[-1] if op == "TJ" else [operands[-1]]
+            for item in strings:
+                if isinstance(item, pikepdf.String):
+                    state.show(current, bytes(item))
+        out_ops.append((operands, operator))
+    return pikepdf.unparse_content_stream(out_ops), state.names, state.gids
 
 
 def _copy(value, out: pikepdf.Pdf, batch: Batch, depth: int, memo: dict | None = None):
@@ -208,15 +304,16 @@ def _weight(name: str) -> int:
 
 
 def build_widths(widths: dict[int, float]) -> Array:
-    array, run, previous = Array(), None, None
+    """A W array: each run of consecutive glyphs as `first [w1 w2 …]` (built as lists, then
+    made a PDF array in one call)."""
+    array, run, previous = [], None, None
     for gid in sorted(widths):
         if run is None or gid != previous + 1:
-            run = Array()
-            array.append(gid)
-            array.append(run)
+            run = []
+            array += [gid, run]
         run.append(_number(widths[gid]))
         previous = gid
-    return array
+    return Array(array)
 
 
 def _number(value: float):

@@ -75,9 +75,9 @@ class Imposer:
             finally:
                 for fonts, name, font in detached:      # the source as it was: it may be placed again
                     fonts[name] = font
+            _own_streams(form)      # before the stand-ins go in: they are owned once, when made
             for fonts, name, marker in list(placeholders(form.get("/Resources"), "/PnpStandIn")):
                 fonts[name] = self._stand_ins[str(marker.PnpStandIn[0]), int(marker.PnpStandIn[1])]
-            _own_streams(form)
             release = getattr(page, "release", None)      # a rendered face (render/cards.py) may close now
             if callable(release):
                 release()
@@ -98,6 +98,7 @@ class Imposer:
             group = placeholder_key(font)
             if group not in self._stand_ins:
                 self._stand_ins[group] = self.out.copy_foreign(font)
+                _own_streams(self._stand_ins[group])
             self._glyphs.setdefault(group, GlyphUnion()).add(json.loads(bytes(font.PnpGlyphs)))
             fonts[name] = Dictionary(PnpStandIn=Array([pikepdf.String(group[0]), group[1]]))
             detached.append((fonts, name, font))

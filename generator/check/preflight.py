@@ -286,8 +286,8 @@ def _safe_text_on_page(page, entry, safe: dict, report: Report) -> None:
 
 def _chars(text) -> Iterator[tuple[str, tuple[float, float, float, float]]]:
     """Each character pdfium reads on a page, with its box (left, bottom, right, top), by pdfium's
-    own calls: pypdfium2's helpers make several calls and buffers a character, most of the time
-    of a cold build's preflight. A character pdfium leaves out of the page's text (one it made up,
+    own calls (pypdfium2's helpers make several calls and a buffer for each character, most of the
+    time of a cold build's preflight). A character pdfium leaves out of the page's text (one it made up,
     or one without a Unicode value) is passed over, as the page's text passes over it."""
     raw = text.raw
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()

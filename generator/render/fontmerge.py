@@ -115,9 +115,10 @@ def tidy_fonts(pdf: pikepdf.Pdf, pages: list | None = None, fonts: list = ()) ->
         if here is not None:
             key, font_dict = here
             unembedded = {n for n, f in font_dict.items() if _program(f) is None}
-            if unembedded:      # (what a stream selects matters only for those: a card's are all embedded)
+            used = usage.setdefault(key, (font_dict, set()))[1]
+            if unembedded:      # what a stream selects matters only for those (a card's are all embedded)
                 _drop_empty_text(pdf, owner, unembedded)
-                usage.setdefault(key, (font_dict, set()))[1].update(_fonts_named(owner))
+                used.update(_fonts_named(owner))
         xobjects = (resources if resources is not None else inherited[1] or {}).get("/XObject", {})
         for form in xobjects.values():
             if isinstance(form, pikepdf.Stream) and form.get("/Subtype") == "/Form" \

@@ -15,7 +15,9 @@ The peer runs in the same run when it is installed: SQUIB_HOME pointing at a fol
 Squib's source as squib/ and classy_hash/ beside it, and the Debian ruby gems of
 ../shared/bench/README.md. Without it the table says the peer's figures are recorded ones,
 and from when. Scale rows (--scale, default 100, 1000, 5000, 10000 cards) time cold builds, one card
-changed and nothing changed on decks that bench/make_deck.py writes into the work folder.
+changed and nothing changed on decks that bench/make_deck.py writes into the work folder. Export
+rows (--copies, default 100 and 10,000) measure the shop PNG export of a 20-card game printed that
+many times: its memory should not grow with the copies (the zip is streamed to disk).
 
 The build server (generator/commands/server.py): cold runs and the start-up row run with it off
 (PNP_SERVER=0), so they pay every import as a new process does. The warm rows of `pnp build` (one
@@ -58,6 +60,7 @@ RECORDED_PEER = {"pdf": (7.7, 1670), "png": (10.8, 1660), "one": (0.43, 71), "st
 RECORDED_WHEN = "recorded 2026-11-29 on another machine of this kind (../shared/bench/README.md)"
 PEER_PDF_MB = 26.6
 SCALE = (100, 1000, 5000, 10000)
+COPIES = (100, 10000)
 sys.path.insert(0, str(ROOT / "bench"))
 import make_deck  # noqa: E402  (bench/make_deck.py: the scale decks)
 
@@ -304,22 +307,25 @@ def main() -> None:
     ap.add_argument("--skip-games", action="store_true", help="leave out the shipped games")
     ap.add_argument("--scale", default=",".join(map(str, SCALE)),
                     help="card counts of the scale rows, comma-separated ('' for none); default %(default)s")
+    ap.add_argument("--copies", default=",".join(map(str, COPIES)),
+                    help="copies printed in the export rows, comma-separated ('' for none); default %(default)s")
     args = ap.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="pnp-bench-"))
     if args.keep and work.exists():
         shutil.rmtree(work)
     scale = [int(n) for n in args.scale.split(",") if n.strip()]
+    copies = [int(n) for n in args.copies.split(",") if n.strip()]
     RUNTIME["XDG_RUNTIME_DIR"] = str(work / "run")
     (work / "run").mkdir(parents=True, exist_ok=True)
     try:
-        run_all(work, args.repeat, args.skip_games, scale)
+        run_all(work, args.repeat, args.skip_games, scale, copies)
     finally:
         server.stop_all({**os.environ, **RUNTIME})
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int]) -> None:
+def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies: list[int]) -> None:
     deck = copy_project(ROOT / "bench", work / "bench")
     peer = Peer(work)
     print(f"pnp benchmark {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {os.cpu_count()} cores, "
@@ -359,6 +365,7 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int]) -> None
         scaled = {n: scale_rows(project, n, repeat, rows, P) for n in scale}
     else:
         scaled = {}
+    exports = export_rows(copy_project(ROOT / "bench", work / "copies"), copies, rows) if copies else {}
 
     if not skip_games:
         games = copy_project(ROOT, work / "games")
@@ -375,7 +382,7 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int]) -> None
     print_table(rows)
     print(f"\n{peer.when}")
     print(f"deck450 PDF: {facts} (peer: {PEER_PDF_MB} MB of raster images; target ≤ 6.6 MB, vector text)")
-    print(verdicts(P, pdf, one, watched, same, scaled, rows, deck / "build/deck450/deck450-all-a4.pdf"))
+    print(verdicts(P, pdf, one, watched, same, scaled, exports, rows, deck / "build/deck450/deck450-all-a4.pdf"))
 
 
 def scale_rows(deck: Path, count: int, repeat: int, rows: list, peer: dict) -> dict[str, Run]:
@@ -392,6 +399,22 @@ def scale_rows(deck: Path, count: int, repeat: int, rows: list, peer: dict) -> d
     rows.append((f"{label}, one card changed → full PDF", runs["one"], peer["pdf"], None))
     runs["same"] = warm(args, repeat)
     rows.append((f"{label}, nothing changed", runs["same"], None, None))
+    return runs
+
+
+def export_rows(project: Path, copies: list[int], rows: list) -> dict[int, Run]:
+    """The shop PNG export, cold, of a game of make_deck.COPY_CARDS cards printed `copies` times in
+    all (bench/make_deck.py): the zip grows with the copies, the memory should not. Each zip is
+    deleted once measured (10,000 copies at 300 dpi are 0.74 GB)."""
+    runs = {}
+    for n in copies:
+        game = make_deck.write_copies_game(project, n)
+        runs[n] = cold(project, pnp(project, "export", game, "--shop", "png", "--dpi", "300"), 1)
+        zips = list((project / "build" / game).glob("*.zip"))
+        size = sum(z.stat().st_size for z in zips) / 1e6
+        rows.append((f"shop PNGs, {n:,} copies ({size:,.0f} MB zip), cold",
+                     runs[n], None, None))
+        shutil.rmtree(project / "build", ignore_errors=True)
     return runs
 
 
@@ -417,7 +440,8 @@ def print_table(rows) -> None:
               f"{target or ''}")
 
 
-def verdicts(peer: dict, pdf: Run, one: Run, watched: Run, same: Run, scaled: dict, rows, pdf_path: Path) -> str:
+def verdicts(peer: dict, pdf: Run, one: Run, watched: Run, same: Run, scaled: dict, exports: dict, rows,
+             pdf_path: Path) -> str:
     peer_pdf = peer["pdf"][0]
     size = pdf_path.stat().st_size / 1e6
     checks = [
@@ -438,6 +462,10 @@ def verdicts(peer: dict, pdf: Run, one: Run, watched: Run, same: Run, scaled: di
         big = scaled[at]["one"].seconds
         checks.append((f"one change at {at:,} cards ≤ 2 s and ≤ 2.5 × deck450's", big <= 2 and big <= 2.5 * one.seconds,
                        f"{big:.2f} s, {big / one.seconds:.2f} ×"))
+    if len(exports) > 1:     # flat: the most copies within a quarter of the fewest copies' memory
+        few, most = exports[min(exports)], exports[max(exports)]
+        checks.append((f"export memory flat ({max(exports):,} copies ≤ 1.25 × {min(exports):,} copies')",
+                       most.peak_mb <= 1.25 * few.peak_mb, f"{most.peak_mb:.0f} MB against {few.peak_mb:.0f} MB PSS"))
     games = next((r for r in rows if r[0].startswith("3 games") and "cold" in r[0]), None)
     if games:
         checks.append(("3 games cold ≤ 60 s", games[1].seconds <= 60, f"{games[1].seconds:.1f} s"))

@@ -352,6 +352,13 @@ def test_bench_project_is_the_workload_and_builds_from_outside(tmp_path):
     assert png.size == (round(69.85 / 25.4 * 200), round(95.25 / 25.4 * 200))
     data = (ROOT / "bench/cards/deck450/cards.yaml").read_text(encoding="utf-8")
     assert data.count("\n  - {id: c") == 450
+    # the export rows' game: 20 cards printed 100 times in all, and it validates
+    subprocess.run([sys.executable, str(ROOT / "bench/make_deck.py"), "--copies", "100", "--project", str(bench)],
+                   check=True, capture_output=True)
+    cards = (bench / "cards/copies100/cards.yaml").read_text(encoding="utf-8")
+    assert cards.count("\n  - {id: c") == 20 and cards.count(", copies: 5, ") == 20
+    result = pnp(bench, "validate", "copies100")
+    assert result.exit_code == 0, result.output
 
 
 
@@ -449,3 +456,56 @@ def test_an_index_entry_naming_another_face_is_not_used(warm):
     (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()
     assert _build(warm)[1] == []                       # found through its manifest, as it was
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold
+
+
+# --- what a red-team pass found (2026-12-04) ------------------------------------------------------
+
+def _sizes_with_fonts(target: Path) -> Path:
+    """The sizes fixture game with fonts of its own (a test changes one) and the engine's icons."""
+    shutil.copytree(ROOT / "tests/fixtures/sizes", target)
+    shutil.copytree(ROOT / "fonts", target / "fonts")
+    (target / "icons").symlink_to(ROOT / "icons")
+    return target
+
+
+def test_a_font_that_draws_only_css_text_is_an_input_of_the_faces_drawn_with_it(tmp_path):
+    """A glyph that CSS puts on a face (here `content:`) is in no text of the card's HTML, so its
+    font is not in the direct key; the faces drawn with it record the font file as an input and
+    are drawn again when it changes (its glyph numbers may have changed with it)."""
+    project = _sizes_with_fonts(tmp_path / "sizes")
+    face = project / "templates/sizes/face.html"
+    face.write_text(face.read_text(encoding="utf-8").replace("{{ card.label | text }}", '{{ card.label | text }}'
+                    '<span class="suit"></span>') + '<style>.suit::after { content: "\\2660"; }</style>\n',
+                    encoding="utf-8")
+    assert _build(project, "sizes", (1,))[1]
+    symbols = project / "fonts/NotoSansSymbols2-Regular.ttf"
+    symbols.write_bytes(symbols.read_bytes() + b"\0" * 4)          # other bytes, the same glyphs
+    _, faces = _faces(project, "sizes", (1,))
+    fronts = [f for f in faces.values() if f.side == "face"]
+    assert _build(project, "sizes", (1,))[1] == _labels(fronts)
+
+
+def test_page_one_follows_the_files_it_shows_and_a_damaged_entry_is_made_again(tmp_path):
+    """A game's info.html may show a picture: page 1 is cached with the files it read, so a
+    repainted picture makes it again; an entry cut short is made again, not an internal error."""
+    project = _sizes_with_fonts(tmp_path / "sizes")
+    picture = project / "cards/sizes/art/mark.png"
+    picture.parent.mkdir()
+    Image.new("RGB", (120, 120), (200, 30, 30)).save(picture)
+    (project / "templates/sizes/info.html").write_text('<p><img src="cards/sizes/art/mark.png" style="width: 10mm">'
+                                                       '</p>\n', encoding="utf-8")
+
+    def build() -> bytes:
+        result = pnp(project, "build", "sizes", "--paper", "a4")
+        assert result.exit_code == 0, result.output
+        return (project / "build/sizes/sizes-1p-a4.pdf").read_bytes()
+
+    red = build()
+    Image.new("RGB", (120, 120), (30, 160, 30)).save(picture)
+    green = build()
+    assert green != red
+    for entry in (project / "build/.cache/info").rglob("*.pdf"):
+        entry.write_bytes(entry.read_bytes()[:300])
+    assert build() == green
+    shutil.rmtree(project / "build")
+    assert build() == green

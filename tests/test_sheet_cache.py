@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pikepdf
@@ -43,6 +45,14 @@ def kept(monkeypatch):
 def _pack(project: Path, suffix: str = "") -> tuple[bytes, bytes]:
     base = project / f"build/sizes/sizes-1p-a4{suffix}"
     return base.with_suffix(".pdf").read_bytes(), base.with_suffix(".json").read_bytes()
+
+
+def _assert_cold_equal(project: Path) -> None:
+    """The pack as built now is the one a cold build of the same cards writes."""
+    incremental = _pack(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert _pack(project) == incremental
 
 
 def _edit(project: Path, old: str, new: str) -> None:
@@ -111,10 +121,7 @@ def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert kept == []
-    incremental = _pack(project)
-    shutil.rmtree(project / "build")
-    _build(project)
-    assert _pack(project) == incremental
+    _assert_cold_equal(project)
 
 
 def test_a_pack_with_more_than_card_sheets_is_built_cold(tmp_path, kept):
@@ -143,10 +150,7 @@ def test_a_record_that_lies_about_its_sheets_is_built_whole(tmp_path, kept):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert len(kept) == 1                               # it was built on, then refused and made whole
-    incremental = _pack(project)
-    shutil.rmtree(project / "build")
-    _build(project)
-    assert _pack(project) == incremental
+    _assert_cold_equal(project)
 
 
 def test_a_changed_font_with_the_same_glyphs_is_embedded_anew(tmp_path, kept):
@@ -163,10 +167,7 @@ def test_a_changed_font_with_the_same_glyphs_is_embedded_anew(tmp_path, kept):
     font.save(path)
     _build(project)
     assert kept == []
-    incremental = _pack(project)
-    shutil.rmtree(project / "build")
-    _build(project)
-    assert _pack(project) == incremental
+    _assert_cold_equal(project)
 
 
 def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
@@ -186,10 +187,7 @@ def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert (cache / "sheets").is_dir() and any(shard.is_dir() for shard in shards)
-    incremental = _pack(project)
-    shutil.rmtree(project / "build")
-    _build(project)
-    assert _pack(project) == incremental
+    _assert_cold_equal(project)
 
 
 def test_a_sheet_key_follows_the_geometry_not_the_objects_that_hold_it():
@@ -205,3 +203,84 @@ def test_a_sheet_key_follows_the_geometry_not_the_objects_that_hold_it():
 
     assert key() == key()
     assert len({key(), key(x=10.001), key(mark_x=5.001), key(face="f2"), key(label="deck/b")}) == 5
+
+
+# --- what a red-team pass found (2026-12-04) ------------------------------------------------------
+
+def _forms_by_label(path: Path) -> dict[str, set]:
+    """Each /PnpId on the pack's sheets, with the form objects that carry it."""
+    found: dict[str, set] = {}
+    for page in pikepdf.open(path).pages:
+        for form in page.obj.get("/Resources", {}).get("/XObject", {}).values():
+            if "/PnpId" in form:
+                found.setdefault(str(form.PnpId), set()).add(form.objgen)
+    return found
+
+
+def test_cards_and_decks_that_look_alike_get_a_form_each_and_reorder_like_a_cold_build(tmp_path, kept):
+    """Two cards drawn alike, and two decks of one size sharing a back design: a form names the
+    card it is (preflight reads it), so each card and each deck's back gets its own; a cold
+    build passes preflight, and after the decks are reordered the pack built on the last one
+    is the cold build (the back's label follows its deck, not the last build's order)."""
+    project = _sizes(tmp_path / "sizes")
+    folder = project / "cards/sizes"
+    poker = (folder / "poker.yaml").read_text(encoding="utf-8")
+    twin = poker.replace("id: poker\n  name: poker", "id: twin\n  name: twin").split("cards:\n")[0]
+    (folder / "twin.yaml").write_text(twin + "cards:\n  - {id: a, label: 甲, copies: 2}\n  - {id: c, label: 甲}\n",
+                                      encoding="utf-8")
+    (project / "templates/sizes/face.html").write_text(     # the deck's id off the face: twin/a and twin/c alike
+        (project / "templates/sizes/face.html").read_text(encoding="utf-8").replace(" · {{ deck.id }}", ""),
+        encoding="utf-8")
+    game = folder / "game.yaml"
+    text = game.read_text(encoding="utf-8").replace("decks: [poker.yaml,", "decks: [poker.yaml, twin.yaml,")
+    game.write_text(text.replace("      poker: {count: 10}\n", "      poker: {count: 10}\n      twin: {count: 3}\n"),
+                    encoding="utf-8")
+    _build(project)                                     # cold: twin/c is printed as twin/c, checked
+    labels = _forms_by_label(project / "build/sizes/sizes-1p-a4.pdf")
+    assert {"poker/a", "twin/a", "twin/c", "poker back", "twin back"} <= set(labels)
+    assert all(len(forms) == 1 for forms in labels.values())
+    assert len(set().union(*labels.values())) == len(labels)   # no form named twice
+    game.write_text(game.read_text(encoding="utf-8").replace("decks: [poker.yaml, twin.yaml,",
+                                                             "decks: [twin.yaml, poker.yaml,"), encoding="utf-8")
+    _build(project)
+    assert len(kept) == 1                               # built on the last pack
+    _assert_cold_equal(project)
+
+
+def test_a_glyph_whose_text_changed_gets_its_new_text_as_a_cold_build(tmp_path):
+    """A space made a no-break space draws the same glyph, so the set of glyphs the pack draws
+    with the font is as it was; the font's text map (what copying the text gives) must change
+    all the same, as in a cold build."""
+    project = tmp_path / "deck"
+    for part in ("templates", "fonts", "icons"):
+        shutil.copytree(ROOT / "bench" / part, project / part)
+    subprocess.run([sys.executable, str(ROOT / "bench/make_deck.py"), "--count", "12", "--project", str(project)],
+                   check=True, capture_output=True)
+
+    def build():
+        result = pnp(project, "build", "deck12", "--paper", "a4")
+        assert result.exit_code == 0, result.output
+        return (project / "build/deck12/deck12-all-a4.pdf").read_bytes()
+
+    build()
+    cards = project / "cards/deck12/cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("第1张 Card", "第1张\u00a0Card"), encoding="utf-8")
+    incremental = build()
+    shutil.rmtree(project / "build")
+    assert build() == incremental
+
+
+def test_a_record_that_does_not_fit_its_pack_is_built_whole(tmp_path, kept):
+    """A record of the right file, edited to name page 1 a sheet: no form where it says, so the
+    pack is built whole (not an internal error), and it is the cold build."""
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
+    data = json.loads(record.read_text())
+    data["info_pages"] = 0
+    data["sheets"].append(data["sheets"][0])
+    record.write_text(json.dumps(data))
+    _edit(project, "label: 乙", "label: 丙")
+    _build(project)
+    assert kept == []
+    _assert_cold_equal(project)

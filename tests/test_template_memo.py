@@ -137,6 +137,32 @@ def test_a_damaged_memo_is_an_empty_one(tmp_path, runs, damage):
     assert sorted(runs) == ALL_FACES and (project / PACK).read_bytes() == cold
 
 
+def test_a_memo_entry_naming_another_key_is_dropped_not_drawn_under_it(tmp_path, monkeypatch):
+    """Damage that leaves the memo well formed: one entry's face key changed. A face that must
+    be drawn runs its template anyway, so its key is worked out from the output: the face is
+    found in the cache under its right key (not drawn and kept under the wrong one, which would
+    make the pack hold it twice), the entry is dropped, and the pack is the cold build's."""
+    project = make(tmp_path / "p")
+    build(project)
+    cold = (project / PACK).read_bytes()
+    memo = project / "build/.cache/templates/inputs-en.json"
+    data = json.loads(memo.read_text())
+    key, entry = sorted(data["entries"].items())[0]
+    entry[0] = ("0" if entry[0][0] != "0" else "1") + entry[0][1:]
+    memo.write_text(json.dumps(data))
+    shutil.rmtree(project / "build/inputs")
+    assert build(project) == []                       # every face from the cache, none drawn anew
+    assert (project / PACK).read_bytes() == cold
+    assert key not in json.loads(memo.read_text())["entries"]
+    ran, original = [], CardRenderer._fragment
+    monkeypatch.setattr(CardRenderer, "_fragment", lambda self, face, fit: ran.append(face.label) or original(
+        self, face, fit))
+    shutil.rmtree(project / "build/inputs")
+    assert build(project) == [] and len(ran) == 1     # that template ran once more, and is memoised again
+    assert (project / PACK).read_bytes() == cold
+    assert key in json.loads(memo.read_text())["entries"]
+
+
 def test_what_an_imported_files_top_level_looks_up_counts_for_every_face_that_imports_it(tmp_path):
     """Jinja runs an imported file's top level once: its include must still be an input of every
     face that imports it, not only of the first, or an edit reprints the others stale."""

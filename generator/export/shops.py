@@ -25,7 +25,7 @@ from generator.sheets.kit import check_game, faces_for, pick_pack
 from generator.errors import PnpError, Problem
 from generator.source.game import Card, Deck, Game
 from generator.geometry import pt
-from generator.sheets.impose import Imposer
+from generator.sheets.impose import Imposer, slot_label
 from generator.source.project import Project
 from generator.export.raster import MM_PER_INCH, Frame, draw_pages, faces_pdf
 from generator.export.rulebook import pack_rulebook
@@ -317,7 +317,8 @@ def _card_page(pdf: pikepdf.Pdf, imposer: Imposer, item: Item, rendered, dpi: in
     zoom = frame.scale * MM_PER_INCH / dpi           # card mm per page mm
     dx = (page_w - frame.page_mm[0] * zoom) / 2
     dy = (page_h - frame.page_mm[1] * zoom) / 2
-    form = imposer.form(item.face_key, rendered.pages[item.face_key], item.deck.bleed, item.card.uid)
+    form = imposer.form(item.face_key, rendered.pages[item.face_key], item.deck.bleed,
+                        slot_label(item.deck.id, item.card, item.side))
     trim_w, trim_h = product.trim_mm()
     bx, by = (page_w - trim_w) / 2, (page_h - trim_h) / 2
     page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, pt(page_w), pt(page_h)]),

@@ -1,18 +1,18 @@
 """The face cache: one canonical PDF per rendered card face, kept with the list of every file
 that face read (the way ccache's direct mode keeps a manifest of a compile's headers).
 
-A face's direct key covers what is known before it renders: the engine (the source of the
-rendering code and the renderer's version), the template's output for that card (so its data
-and every template and macro file it includes), the names of its stylesheets, the card's
-geometry, and the bytes of exactly the font files the face draws with. Under that key a small
-manifest lists what the face read while it rendered, each file with the hash of its bytes as
-WeasyPrint's URL fetcher saw them: stylesheets and what they @import, <img> art, icons and
-background images. A cached face is used only when every file it read still has that hash;
-its entry is named by the direct key and those hashes, and the manifest keeps the hash of the
-entry's own bytes, so an entry that is cut off, edited, replaced by another face's PDF or
-turned into a folder is removed and rendered again, never printed. Entries are written to a
-temporary file and renamed, so two builds at once, or a build killed halfway, never leave a
-broken entry.
+A face's direct key covers what is known before it renders: the engine (the source of the rendering
+code and the renderer's version), the template's output for that card (so its data and every
+template and macro file it includes), the names of its stylesheets, the card's geometry, and the
+bytes of the font files that draw its HTML's text. Under that key a small manifest lists what the
+face read while it rendered, each file with the hash of its bytes as WeasyPrint's URL fetcher saw
+them: stylesheets and what they @import, <img> art, icons and background images; and every font file
+it drew with (text that CSS adds included). A cached face is used only when every file it read still
+has that hash; its entry is named by the direct key and those hashes, and the manifest keeps the
+hash of the entry's own bytes, so an entry that is cut off, edited, replaced by another face's PDF
+or turned into a folder is removed and rendered again, never printed. Entries are written to a
+temporary file and renamed, so two builds at once, or a build killed halfway, never leave a broken
+entry.
 """
 from __future__ import annotations
 

@@ -33,6 +33,7 @@ class Batch:
     def __init__(self, document: pikepdf.Pdf):
         self.document = document
         self._fonts: dict = {}
+        self.drawn: set[tuple[str, int]] = set()    # the bundled fonts (family, weight) of the last page made
 
     def font_tables(self, font) -> tuple[dict[int, float], dict[int, str]]:
         key = font.objgen if font.is_indirect else id(font)
@@ -46,6 +47,7 @@ class Batch:
 def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf | Batch) -> bytes:
     """`page` of `document`, as a canonical one-page PDF."""
     batch = document if isinstance(document, Batch) else Batch(document)
+    batch.drawn = set()
     out = pikepdf.new()
     content, resources = _canonical_content(page, page.obj.get("/Resources", Dictionary()), out, batch)
     page_dict = Dictionary(Type=Name.Page, MediaBox=_box(page.obj.MediaBox), Resources=resources,
@@ -258,6 +260,7 @@ def _canonical_font(out: pikepdf.Pdf, font, used: set[int], batch: Batch) -> Dic
     family = str(descriptor.get("/FontFamily", ""))
     base = str(font.BaseFont).split("+", 1)[-1]
     all_widths, all_unicode = batch.font_tables(font)
+    batch.drawn.add((family.rstrip(",").strip(), _weight(base)))
     widths = {g: all_widths[g] for g in sorted(used) if g in all_widths}
     to_unicode = {g: all_unicode[g] for g in sorted(used) if g in all_unicode}
     new_descriptor = Dictionary(

@@ -51,6 +51,7 @@ class Face:
     make: Callable = field(repr=False, compare=False)   # (face, fit scale) -> the template's output
     key: str = ""             # the direct key (cache.py) until rendered, then the key of what it read too
     direct: str = ""
+    memo: str = ""            # the template memo's key, when its direct key was taken from the memo
     fit: float = 1.0
     fragments: dict = field(default_factory=dict)  # fit scale -> html
 
@@ -208,6 +209,7 @@ class CardRenderer:
         known = self.memo.get(memo_key) if memo_key else None
         if known is not None:
             face.key = face.direct = known["direct"]
+            face.memo = memo_key
             self._replay(known, card)
             return face
         coarse = len(self.art.coarse)
@@ -376,6 +378,8 @@ class CardRenderer:
             key, sha, inputs = hit
             rendered.add_stored(direct, key, sha)
             self._note(inputs)
+        if self._rekeyed([f for f in missing if f.memo], faces):
+            return self.render(faces, jobs, progress)      # looked up again under their right keys
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
         advance = progress(len(missing)) if progress is not None and missing else None
         for direct, key, inputs, data in self._render_missing(missing, jobs, advance):
@@ -388,6 +392,25 @@ class CardRenderer:
         for face in faces:
             face.key = rendered.keys[face.direct]
         return rendered
+
+    def _rekeyed(self, taken: list[Face], faces: list[Face]) -> bool:
+        """Faces to be drawn run their templates anyway: a direct key `taken` from the template
+        memo is checked against the one their output gives. An entry that names another key (a
+        damaged record: the face would be drawn and kept under a key no cold build gives) is
+        dropped, and every face that had it takes its own. Whether any key was wrong."""
+        wrong = set()
+        for face in taken:
+            if self._key(face) != face.direct:
+                wrong.add(face.direct)
+                self.memo.forget(face.memo)
+            face.memo = ""
+        for face in faces:
+            if face.direct in wrong:
+                face.key = face.direct = self._key(face)
+                face.memo = ""
+        if wrong:
+            self.memo.save()        # saved before the faces were drawn: without the entry now
+        return bool(wrong)
 
     def _render_missing(self, faces: list[Face], jobs: int, progress):
         """(key, canonical PDF bytes) for each face, rendered in chunks, in parallel if jobs > 1."""
@@ -430,6 +453,7 @@ class CardRenderer:
             done = []
             for face, page, read in zip(faces, pdf.pages, inputs):
                 data = canonical_face(page, batch)
+                read = dict(sorted({**read, **self._fonts_drawn(batch.drawn)}.items()))
                 done.append((face.direct, self.cache.put(face.direct, read, data), read, data))
             return "ok", done
         except PnpError as exc:
@@ -474,8 +498,8 @@ class CardRenderer:
 
     def _inputs(self, pages) -> list[dict[str, str]]:
         """What each page read: the files fetched for its document (stylesheets and what they
-        import), less the pictures, which count only for the pages that show them; fonts are
-        in the direct key already, and only those a face draws with."""
+        import), less the pictures, which count only for the pages that show them, and less the
+        fonts, which count for the faces that draw with them (_fonts_drawn)."""
         fetched = self.fetcher.fetched
         fonts = {str(font.path.resolve()) for font in self.assets.fonts}
         shown = [_pictures(page._page_box, self.project.root.as_uri() + "/") for page in pages]
@@ -484,6 +508,20 @@ class CardRenderer:
         read = [{**shared, **{p: fetched.get(p) or self.hashes.of(Path(p)) for p in own if p in fetched
                               or Path(p).is_file()}} for own in shown]
         return [{self._relative(p): sha for p, sha in sorted(inputs.items())} for inputs in read]
+
+    def _fonts_drawn(self, groups) -> dict[str, str]:
+        """The font files a face draws with, by hash, recorded as inputs like the files it fetched
+        (WeasyPrint loads fonts once a process, not through the fetcher). The direct key holds the
+        fonts of the HTML's own text only; text that CSS adds (content, counters, list markers)
+        draws glyphs too, whose numbers may change with the file."""
+        drawn = {}
+        for family, weight in groups:
+            try:
+                path = self.assets.font_file(family, weight)
+            except ValueError:           # not a bundled font: the pack's merge says so
+                continue
+            drawn[self._relative(str(path.resolve()))] = self.hashes.of(path)
+        return drawn
 
     def _relative(self, path: str) -> str:
         return relative_name(self.project.root, path)

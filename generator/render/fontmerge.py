@@ -255,7 +255,7 @@ def merged_font(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], first, g
     """The pack's Type0 font for these glyphs; `first` is a font of the same bundled font to take
     the descriptor from (a face's placeholder, or the pack's merged font of an earlier build)."""
     family, weight = key
-    source = _font_file(assets, family, weight)
+    source = assets.font_file(family, weight)
     tag = _tag(source.name, gids)
     base = clean_base(first.BaseFont)
     old = first.DescendantFonts[0].FontDescriptor
@@ -270,13 +270,6 @@ def merged_font(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], first, g
     return pdf.make_indirect(Dictionary(
         Type=Name.Font, Subtype=Name.Type0, BaseFont=Name(f"/{tag}+{base}"), Encoding=Name("/Identity-H"),
         DescendantFonts=Array([pdf.make_indirect(descendant)]), ToUnicode=pikepdf.Stream(pdf, build_cmap(unicode))))
-
-
-def _font_file(assets: Assets, family: str, weight: int):
-    candidates = [f for f in assets.fonts if f.family == family.rstrip(",")]
-    if not candidates:
-        raise ValueError(f"a face uses font '{family}', which fonts/fonts.yaml does not list")
-    return min(candidates, key=lambda f: abs(f.weight - weight)).path
 
 
 # Layout tables are for shaping, done already; the PDF only draws glyphs by id.

@@ -15,10 +15,9 @@ from jinja2 import TemplateError
 
 from generator import __version__
 from generator.source.assets import Assets
-from generator.atomic import write_atomic
 from generator.source.context import game_context
 from generator.check.expr import LimitError, guarded
-from generator.render.cache import FileHashes, engine_fingerprint
+from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
 from generator.errors import PnpError, Problem
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -39,6 +38,7 @@ class InfoPage:
         self.project, self.assets, self.game = project, assets, game
         self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         self.hashes = FileHashes(project)
+        self.cache = FaceCache(project, "info")     # kept like a face: with the files it read, checked
         self.extra = f"{game.id}/info.html" if project.template(f"{game.id}/info.html") else None
 
     def render(self, pack, paper: str, sections, runs, info_pages: int, body_pages: int, options,
@@ -55,17 +55,20 @@ class InfoPage:
         context["_"] = self.env.globals["_"]                                          # the engine's words
         context["game_text"] = lambda text: translate(text)                          # the game's own words
         html = self._html(context)
-        stored = self.project.build / ".cache" / "info" / f"{self._key(html)}.pdf"
-        if stored.is_file():
-            return pikepdf.open(io.BytesIO(stored.read_bytes()))
+        direct = self._key(html)
+        hit = self.cache.get(direct, lambda name: self.hashes.current(absolute_name(self.project.root, name)))
+        if hit is not None:
+            return hit[1]
         from generator.render.weasy import weasyprint
+        fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
             data = weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
-                                     url_fetcher=fenced_fetcher(self.project.readable_roots())).write_pdf()
+                                     url_fetcher=fetcher).write_pdf()
         serious = serious_warnings(warnings)
         if serious:
             raise PnpError([Problem("templates/base/info.html", None, m) for m in serious])
-        write_atomic(stored, data, durable=False)
+        # what the page showed besides its HTML (a game's info.html may show icons and pictures)
+        self.cache.put(direct, {relative_name(self.project.root, p): sha for p, sha in fetcher.fetched.items()}, data)
         return pikepdf.open(io.BytesIO(data))
 
     def _html(self, context: dict) -> str:
@@ -84,7 +87,8 @@ class InfoPage:
             raise PnpError(Problem(*where, f"info page: template failed: {message}")) from None
 
     def _key(self, html: str) -> str:
-        """The page is the same if its HTML, its stylesheets and its fonts are."""
+        """The direct key: the page is the same if its HTML, its stylesheets, its fonts and the
+        files it read (recorded with the entry) are."""
         files = [self.project.template("base/info.css")] + ([self.project.template(self.extra)] if self.extra else [])
         files += [font.path for font in self.assets.fonts]
         parts = [engine_fingerprint(), html] + [self.hashes.of(f) for f in files]

@@ -107,6 +107,7 @@ class TemplateMemo:
         self._old = self._load()
         self._new: dict[str, dict] = {}
         self._checked: dict[tuple, bool] = {}     # input sets verified in this run
+        self._forgotten = False
 
     def _load(self) -> dict:
         try:
@@ -152,10 +153,17 @@ class TemplateMemo:
         self._new[key] = {"direct": direct, "inputs": inputs, "coarse": coarse, "added": True}
         return inputs
 
+    def forget(self, key: str) -> None:
+        """Drop an entry found wrong (the next build runs that template and records it anew)."""
+        self._new.pop(key, None)
+        self._old.pop(key, None)
+        self._forgotten = True
+
     def save(self) -> None:
-        """Write the memo when this build added to it."""
-        if not any(e.get("added") for e in self._new.values()):
+        """Write the memo when this build added to it or dropped from it."""
+        if not self._forgotten and not any(e.get("added") for e in self._new.values()):
             return
+        self._forgotten = False
         unused = [(k, e) for k, e in self._old.items() if k not in self._new][:KEEP_UNUSED]
         sets: dict[tuple, int] = {}
         markers: dict[int, tuple] = {}       # by the inputs dict: entries loaded together share one

@@ -10,7 +10,7 @@ from generator.geometry import (MIN_MARGIN, PAPERS, CardGrid, FoldGrid, Mark, St
                                 back_placement, card_grid, fold_grid, open_bleeds, strip_grid)
 from generator.sheets import cutters
 from generator.render.cards import Rendered
-from generator.sheets.impose import Imposer
+from generator.sheets.impose import Imposer, slot_label
 from generator.sheets.sections import Body, Section, back_run, chunks, run_for
 from generator.source.game import Card, Game
 from generator.source.options import PrintOptions
@@ -166,8 +166,8 @@ class CardSheets:
                                                                                   chunk):
             deck = self.game.decks[section.id]
             face = self.faces[(deck.id, card.id, side)]
-            label = card.uid if side == "face" else f"{deck.id} back"   # one back design serves many cards
-            placements.append((face.key, self.rendered.lazy(face.key), trim, clip, deck.bleed, label))
+            placements.append((face.key, self.rendered.lazy(face.key), trim, clip, deck.bleed,
+                               slot_label(deck.id, card, side)))
             rotations.append(rotation)
             slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                           "side": "back" if side == "back" else "front",
@@ -204,8 +204,8 @@ class CardSheets:
             deck = self.game.decks[section.id]
             for side, slot in (("face", front_slot), ("back", back_slot)):
                 face = self.faces[(deck.id, card.id, side)]
-                label = card.uid if side == "face" else f"{deck.id} back"
-                placements.append((face.key, self.rendered.lazy(face.key), slot.trim, slot.bleed, deck.bleed, label))
+                placements.append((face.key, self.rendered.lazy(face.key), slot.trim, slot.bleed, deck.bleed,
+                                   slot_label(deck.id, card, side)))
                 slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                               "side": "front" if side == "face" else "back",
                               "trim": slot.trim.as_list(), "bleed": slot.bleed.as_list(), "rotation": 0})

@@ -49,6 +49,12 @@ def _own_streams(obj) -> None:
         stream.write(stream.read_raw_bytes(), filter=stream.get("/Filter"), decode_parms=stream.get("/DecodeParms"))
 
 
+def slot_label(deck_id: str, card, side: str) -> str:
+    """What a placed face's /PnpId says it is: the card for a face; for a back, its deck's back
+    (one back design serves every card of the deck, so its form is placed for them all)."""
+    return card.uid if side == "face" else f"{deck_id} back"
+
+
 class Imposer:
     """Adds sheets to one output PDF, importing each source page once.
 
@@ -59,15 +65,17 @@ class Imposer:
 
     def __init__(self, out: pikepdf.Pdf):
         self.out = out
-        self._forms: dict[str, pikepdf.Object] = {}
+        self._forms: dict[tuple[str, str], pikepdf.Object] = {}     # (key, label) -> its form here
         self._stand_ins: dict[tuple, pikepdf.Object] = {}     # bundled font -> its placeholder here
         self._glyphs: dict[tuple, GlyphUnion] = {}
 
     def form(self, key: str, page: pikepdf.Page, bleed: float = 0.0, label: str = "") -> pikepdf.Object:
-        """The page as a form XObject in this PDF, once per key. The form records which card it is
-        (/PnpId) and where its trim lies inside it (/PnpTrim), so a preflight can measure the
-        printed trim from the finished file."""
-        if key not in self._forms:
+        """The page as a form XObject in this PDF, once per key and label. The form records which
+        card it is (/PnpId) and where its trim lies inside it (/PnpTrim), so a preflight can measure
+        the printed trim from the finished file; two cards that look alike (or decks that share a
+        back) get a form each, each naming its own."""
+        ident = (key, label)
+        if ident not in self._forms:
             source = page.as_form_xobject()
             detached = self._detach_fonts(source)
             try:
@@ -85,8 +93,8 @@ class Imposer:
             b = pt(bleed)
             form.PnpTrim = Array([x0 + b, y0 + b, x1 - b, y1 - b])
             form.PnpId = pikepdf.String(label)
-            self._forms[key] = form
-        return self._forms[key]
+            self._forms[ident] = form
+        return self._forms[ident]
 
     def _detach_fonts(self, source) -> list[tuple]:
         """Swap each placeholder font of a source form for a marker naming its bundled font, noting

@@ -5,8 +5,8 @@ A card sheet is decided by what its imposer is asked to place: the face keys in 
 bleed and label, the crop marks, the page size, rotations and fold line. Its sheet key is a
 hash of exactly that. After a pack of card decks only is written, a record beside the face
 cache (build/.cache/sheets/<game>/<pack file>.json) keeps, for that very file (by its hash):
-the sheet key and face keys of every body page, and the glyphs each face draws with each
-bundled font.
+the sheet key and the face key and label of every slot of every body page, and the glyphs
+each face draws with each bundled font.
 
 The next build of the same pack, paper and options opens the previous file and keeps every
 page whose sheet key is unchanged; only the other sheets are imposed (their faces opened from
@@ -17,7 +17,8 @@ compressed afresh and without object streams (qpdf fills those in the order obje
 in memory), so incremental, cached and cold builds are byte-identical (tests/test_sheet_cache.py).
 What this cannot reproduce exactly builds cold: boards, tokens, tuck boxes or a rulebook in the
 pack, a reprint, a draft, cutter sheets, a font new to the pack, a glyph two faces map to
-different text.
+different text or whose text changed. A record that does not fit the file it names (a form
+missing, or another card's, where it says) builds cold too.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ from generator.render.fontmerge import merged_font, placeholder_key, placeholder
 from generator.geometry import Mark, Rect, pt
 from generator.sheets.impose import Imposer, streams_under
 
-VERSION = 2       # 2: every stream compressed by pnp, saved as it is (compress_streams)
+VERSION = 3       # 2: every stream compressed by pnp, saved as it is (compress_streams); 3: slots' labels
 ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
                   "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py",
                   "check/pdfread.py")
@@ -119,9 +120,9 @@ class SheetRecorder(Imposer):
 
     def __init__(self, out: pikepdf.Pdf):
         super().__init__(out)
-        self.sheets: list[list] = []           # [sheet key, [face keys]] per card sheet, in page order
+        self.sheets: list[list] = []           # [sheet key, [[face key, label]]] per card sheet, in page order
         self.glyphs: dict[str, dict] = {}      # face key -> {group: [gids]}
-        self.imported: list[str] = []          # face keys imported into out by this imposer
+        self.imported: list[tuple] = []        # (face key, label) of each form imported into out here
         self.known: dict = {}                  # the glyph map of the previous build (SheetReuser)
         self.conflicts: set[str] = set()
         self._glyph_map: dict | None = None    # the known glyph map and the imported faces' glyphs
@@ -129,11 +130,12 @@ class SheetRecorder(Imposer):
         self.fonts: dict = {}                  # group -> the pack's font object (named when recorded)
 
     def form(self, key, page, bleed=0.0, label=""):
-        if key not in self._forms:
-            entries = face_glyphs(page.Resources)
-            self._note_glyphs(entries)
-            self.glyphs[key] = {g: sorted({e[0] for e in items}) for g, items in entries.items()}
-            self.imported.append(key)
+        if (key, label) not in self._forms:
+            if key not in self.glyphs:
+                entries = face_glyphs(page.Resources)
+                self._note_glyphs(entries)
+                self.glyphs[key] = {g: sorted({e[0] for e in items}) for g, items in entries.items()}
+            self.imported.append((key, label))
         return super().form(key, page, bleed, label)
 
     def glyph_map(self) -> tuple[dict, set]:
@@ -161,14 +163,15 @@ class SheetRecorder(Imposer):
                 glyphs[gid] = [have[0] if width is None else width, have[1] or text]
 
     def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
-        self.sheets.append([sheet_key(placements, marks, page_size, rotations, fold), [p[0] for p in placements]])
+        slots = [[p[0], p[5]] for p in placements]        # (face key, label)
+        self.sheets.append([sheet_key(placements, marks, page_size, rotations, fold), slots])
         super().place(page, placements, marks, page_size, rotations, fold)
 
     def placeholders(self) -> dict:
         """One (font dictionary, name) per group among the imported faces, before the merge."""
         seen: dict = {}
-        for key in self.imported:
-            for fonts, name, font in placeholders(self._forms[key].get("/Resources")):
+        for ident in self.imported:
+            for fonts, name, font in placeholders(self._forms[ident].get("/Resources")):
                 seen.setdefault(_group(font), (fonts, name))
         return seen
 
@@ -204,11 +207,11 @@ class SheetReuser(SheetRecorder):
         info = record["info_pages"]
         self.old_pages = [old.pages[info + i].obj for i in range(len(record["sheets"]))]
         self.by_key: dict[str, collections.deque] = collections.defaultdict(collections.deque)
-        self.where: dict[str, tuple] = {}      # face key -> (old page, slot index) holding its form
-        for i, (key, faces) in enumerate(record["sheets"]):
+        self.where: dict[tuple, tuple] = {}    # (face key, label) -> (old page, slot index) holding its form
+        for i, (key, slots) in enumerate(record["sheets"]):
             self.by_key[key].append(i)
-            for slot, face in enumerate(faces):
-                self.where.setdefault(face, (i, slot))
+            for index, (face, label) in enumerate(slots):
+                self.where.setdefault((face, label), (i, index))
         self.order: list[pikepdf.Object] = []  # the body's page objects, in order
         self.made: list[pikepdf.Object] = []   # the pages imposed now
         self.remade: list[pikepdf.Object] = []  # the pack's fonts whose subset was made again
@@ -220,19 +223,26 @@ class SheetReuser(SheetRecorder):
         return _Pending(size)
 
     def form(self, key, page, bleed=0.0, label=""):
-        if key not in self._forms and key in self.where:    # in the old file already: no face opened
-            i, slot = self.where[key]
-            self._forms[key] = self.old_pages[i].Resources.XObject[f"/P{slot}"]
+        ident = (key, label)
+        if ident not in self._forms and ident in self.where:    # in the old file already: no face opened
+            i, slot = self.where[ident]
+            try:
+                form = self.old_pages[i].Resources.XObject[f"/P{slot}"]
+            except (AttributeError, KeyError) as exc:
+                raise Fallback(f"the record does not fit the last pack ({exc})") from None
+            if str(form.get("/PnpId", "")) != label:
+                raise Fallback("the record does not fit the last pack (a form of another card)")
+            self._forms[ident] = form
             self.glyphs[key] = self.record["faces"][key]
         return super().form(key, page, bleed, label)
 
     def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
         key = sheet_key(placements, marks, page_size, rotations, fold)
-        faces = [p[0] for p in placements]
+        slots = [[p[0], p[5]] for p in placements]
         if self.by_key.get(key):
-            self.sheets.append([key, faces])
+            self.sheets.append([key, slots])
             self.order.append(self.old_pages[self.by_key[key].popleft()])
-            for face in faces:
+            for face, _ in slots:
                 self.glyphs.setdefault(face, self.record["faces"][face])
             self.kept += 1
             return
@@ -258,10 +268,12 @@ class SheetReuser(SheetRecorder):
         fonts = self._old_fonts(set(union))
         self.fonts.update(fonts)
         for group, gids in union.items():
+            # before the glyphs' test: a glyph whose text changed (a space made a no-break space,
+            # drawn alike) leaves the set as it was but not the font's text map
+            if group in conflicts or group in self.conflicts:
+                raise Fallback(f"{group}: a glyph maps to different text on different faces, or its text changed")
             if gids == old_union[group]:
                 continue
-            if group in conflicts or group in self.conflicts:
-                raise Fallback(f"{group}: a glyph maps to different text on different faces")
             family, weight = group.rsplit("|", 1)
             widths = {g: glyph_map[group][g][0] for g in gids if glyph_map[group][g][0] is not None}
             text = {g: glyph_map[group][g][1] for g in gids if glyph_map[group][g][1]}
@@ -269,8 +281,8 @@ class SheetReuser(SheetRecorder):
             for name in list(made.keys()):
                 fonts[group][name] = made[name]
             self.remade.append(fonts[group])
-        for key in self.imported:
-            for font_dict, name, font in list(placeholders(self._forms[key].get("/Resources"))):
+        for ident in self.imported:
+            for font_dict, name, font in list(placeholders(self._forms[ident].get("/Resources"))):
                 font_dict[name] = fonts[_group(font)]
 
     def _old_fonts(self, groups: set[str]) -> dict:
@@ -384,7 +396,8 @@ def _well_formed(record: dict) -> bool:
     return (isinstance(record.get("info_pages"), int) and record["info_pages"] >= 0
             and isinstance(sheets, list) and isinstance(faces, dict)
             and all(isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list)
-                    and all(isinstance(f, str) and isinstance(faces.get(f), dict) for f in s[1]) for s in sheets)
+                    and all(isinstance(f, list) and len(f) == 2 and isinstance(f[0], str) and isinstance(f[1], str)
+                            and isinstance(faces.get(f[0]), dict) for f in s[1]) for s in sheets)
             and all(isinstance(record.get(k), dict) for k in ("union", "glyph_map", "font_names"))
             and isinstance(record.get("conflicts"), list))
 

@@ -111,6 +111,13 @@ class Assets:
         regular expression says so without a Python step per character."""
         return _undrawable(frozenset(self.drawable | {ord(c) for c in IGNORED}))
 
+    def font_file(self, family: str, weight: int) -> Path:
+        """The file of a bundled family at the weight nearest `weight` (as a PDF's font names it)."""
+        candidates = [f for f in self.fonts if f.family == family.rstrip(",")]
+        if not candidates:
+            raise ValueError(f"a face uses font '{family}', which fonts/fonts.yaml does not list")
+        return min(candidates, key=lambda f: abs(f.weight - weight)).path
+
     def font_for(self, char: str) -> str | None:
         """The first family in fallback order that has this character."""
         code = ord(char)

@@ -509,3 +509,24 @@ def test_page_one_follows_the_files_it_shows_and_a_damaged_entry_is_made_again(t
     assert build() == green
     shutil.rmtree(project / "build")
     assert build() == green
+
+
+def test_a_project_builds_the_same_bytes_wherever_it_lies(tmp_path):
+    """WeasyPrint names a raster picture by its URL, which holds the project's folder: page 1
+    (a game's info.html showing a picture) and the faces are the same bytes in any checkout."""
+    packs = []
+    for folder in ("a", "a-longer-folder-name/b"):
+        project = _sizes_with_fonts(tmp_path / folder / "sizes")
+        picture = project / "cards/sizes/art/mark.png"
+        picture.parent.mkdir()
+        Image.new("RGB", (120, 120), (200, 30, 30)).save(picture)
+        (project / "templates/sizes/info.html").write_text(
+            '<p><img src="cards/sizes/art/mark.png" style="width: 10mm"></p>\n', encoding="utf-8")
+        face = project / "templates/sizes/face.html"
+        face.write_text(face.read_text(encoding="utf-8")
+                        + '<img src="cards/sizes/art/mark.png" style="width: 5mm">\n', encoding="utf-8")
+        result = pnp(project, "build", "sizes", "--paper", "a4")
+        assert result.exit_code == 0, result.output
+        packs.append((project / "build/sizes/sizes-1p-a4.pdf").read_bytes())
+    assert packs[0] == packs[1]
+    assert b"/Im1" in packs[0]            # page 1's picture, renamed

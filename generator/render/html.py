@@ -233,3 +233,40 @@ def printed_text(fragment: str) -> str:
     """The characters an HTML fragment prints (icons are <img>, so not included). A regular
     expression, not an HTML parser: this runs for every card of every build."""
     return html.unescape(_TAG.sub("", _HIDDEN.sub("", fragment)))
+
+
+# WeasyPrint names a raster picture `/i` + md5(its URL) + a flag, and the URL holds the folder
+# the project lies in. Faces are renamed by canonical.py; a document written as it comes
+# (page 1) has its pictures renamed here, in order of first use, so it is the same bytes in
+# any checkout.
+_PICTURE_NAME = re.compile(rb"/i[0-9a-f]{32}[01]\b")
+
+
+def path_free_pictures(data: bytes) -> bytes:
+    """`data` (a PDF WeasyPrint wrote) with its raster pictures named /Im1, /Im2 …"""
+    if b"/Image" not in data:          # a picture is a stream, so its dictionary is never compressed
+        return data
+    import io
+    import pikepdf
+    pdf = pikepdf.open(io.BytesIO(data))
+    names: dict[bytes, bytes] = {}
+    holders = []
+    for obj in pdf.objects:
+        if isinstance(obj, pikepdf.Dictionary) and isinstance(obj.get("/XObject"), pikepdf.Dictionary):
+            holders.append(obj.XObject)
+        if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") != "/Image" and "/Length" in obj:
+            content = obj.read_bytes() if obj.get("/Subtype") in (None, "/Form") else None
+            if content and _PICTURE_NAME.search(content):
+                def rename(match):
+                    return names.setdefault(match.group(), b"/Im%d" % (len(names) + 1))
+                obj.write(_PICTURE_NAME.sub(rename, content))      # compressed again by the save
+    if not names:
+        return data
+    for table in holders:
+        for old, new in names.items():
+            if old.decode() in table:
+                table[new.decode()] = table[old.decode()]
+                del table[old.decode()]
+    out = io.BytesIO()
+    pdf.save(out, deterministic_id=True, compress_streams=True)
+    return out.getvalue()

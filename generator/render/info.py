@@ -22,7 +22,7 @@ from generator.errors import PnpError, Problem
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
-from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
+from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, path_free_pictures, serious_warnings
 
 
 def _sections(sections) -> list[dict]:
@@ -62,8 +62,8 @@ class InfoPage:
         from generator.render.weasy import weasyprint
         fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
-            data = weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
-                                     url_fetcher=fetcher).write_pdf()
+            data = path_free_pictures(weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
+                                                        url_fetcher=fetcher).write_pdf())
         serious = serious_warnings(warnings)
         if serious:
             raise PnpError([Problem("templates/base/info.html", None, m) for m in serious])

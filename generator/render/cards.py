@@ -491,7 +491,7 @@ class CardRenderer:
                 data = combined.write_pdf()
             inputs = self._inputs([documents[f.direct][1] for f in faces])
         problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {m}")
-                    for m in serious_warnings(warnings)]
+                    for m in serious_warnings(warnings, self.project.display)]
         if problems:
             raise PnpError(problems)
         return pikepdf.open(io.BytesIO(data)), inputs

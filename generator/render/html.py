@@ -185,19 +185,30 @@ def jinja_env(project: Project, assets: Assets, keywords: list[str], lang: str =
 SERIOUS = (".notdef", "Failed to load", "cannot be loaded", "blocked", "Ignored", "Invalid", "Error")
 
 
-def serious_warnings(messages: list[str]) -> list[str]:
+def serious_warnings(messages: list[str], display=str) -> list[str]:
     """The warnings that must stop a build, once each and explained: a missing glyph, a file
     that would not load or was refused, CSS WeasyPrint ignored. When the fence refused a load,
-    WeasyPrint's own lines about it only repeat that, so only the refusals are kept."""
+    WeasyPrint's own lines about it only repeat that, so only the refusals are kept.
+    `display(path)` names a file as the designer sees it (relative to the project)."""
     serious = [m for m in messages if any(s in m for s in SERIOUS)]
     if any(m.startswith("blocked:") for m in serious):
         serious = [m for m in serious if m.startswith("blocked:")]
-    return [_explain(m) for m in dict.fromkeys(serious)]
+    return [_explain(m, display) for m in dict.fromkeys(serious)]
 
 
-def _explain(message: str) -> str:
+# WeasyPrint: "Failed to load image at 'file:///…/x.png': URLError: <urlopen error [Errno 2] No such file …>"
+_FAILED_LOAD = re.compile(r"Failed to load (\w+) at '?(file://[^' ]+)'?: (.*)", re.S)
+
+
+def _explain(message: str, display=str) -> str:
     if ".notdef" in message:
         return f"a character has no glyph in the bundled fonts: {message.split(':', 1)[-1].strip()}"
+    failed = _FAILED_LOAD.search(message)
+    if failed:
+        kind, url, why = failed.groups()
+        name = display(Path(unquote(urlparse(url).path)))
+        why = "no such file" if "No such file" in why else why.strip()
+        return f"{'picture' if kind == 'image' else kind} {name} could not be loaded: {why}"
     return message
 
 

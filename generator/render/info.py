@@ -64,9 +64,11 @@ class InfoPage:
         with captured_warnings() as warnings:
             data = path_free_pictures(weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
                                                         url_fetcher=fetcher).write_pdf())
-        serious = serious_warnings(warnings)
+        serious = serious_warnings(warnings, self.project.display)
         if serious:
-            raise PnpError([Problem("templates/base/info.html", None, m) for m in serious])
+            # a game's own info.html is what shows pictures and icons; the base page shows neither
+            page = self.project.display(self.project.template(self.extra)) if self.extra else "templates/base/info.html"
+            raise PnpError([Problem(page, None, m) for m in serious])
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
         self.cache.put(direct, {relative_name(self.project.root, p): sha for p, sha in fetcher.fetched.items()}, data)
         return pikepdf.open(io.BytesIO(data))

@@ -200,7 +200,7 @@ class RulebookRenderer:
         with captured_warnings() as warnings:
             document = weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
                                          url_fetcher=fenced_fetcher(self.project.readable_roots())).render()
-        problems = [Problem(self.book.display, None, m) for m in serious_warnings(warnings)]
+        problems = [Problem(self.book.display, None, m) for m in serious_warnings(warnings, self.project.display)]
         problems += [Problem(self.book.display, None, m) for m in outside_safe_area(document)]
         if problems:
             raise PnpError(problems)

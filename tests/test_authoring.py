@@ -128,3 +128,26 @@ def test_authoring_doc_names_every_element_and_field_type():
         assert f"| `{name}` |" in text, name
     for name in FIELD_TYPES:
         assert f"`{name}`" in text, name
+
+
+def test_validate_runs_the_card_templates_of_the_source_edition(tmp_path):
+    """`pnp validate` gives no all-clear that `pnp build` then takes back: a card template's
+    mistake is reported by both, in the same words, without WeasyPrint or any output."""
+    project = tmp_path / "docs-game"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    template = project / "templates/night-market/goods.html"
+    template.write_text(template.read_text(encoding="utf-8").replace("{{ card.kind }}", "{{ card.kinds }}"),
+                        encoding="utf-8")
+    line = ("templates/night-market/goods.html:7: goods/lantern (face): template failed: "
+            "'dict object' has no attribute 'kinds'")
+    valid = pnp(project, "validate", "night-market")
+    assert valid.exit_code == 1 and valid.output.strip().splitlines() == [line]
+    assert not (project / "build/night-market").exists()
+    built = pnp(project, "build", "night-market", "--paper", "a4")
+    assert built.exit_code == 1 and line in built.output.splitlines()
+    template.write_text(template.read_text(encoding="utf-8").replace("{% if", "{% iff", 1), encoding="utf-8")
+    broken = pnp(project, "validate", "night-market")
+    assert broken.exit_code == 1 and "templates/night-market/goods.html:" in broken.output
+    assert "Traceback" not in broken.output

@@ -127,6 +127,19 @@ def test_a_deck_file_outside_the_project_is_not_read(market, name):
         "(hint: name files inside the game's folder, like goods.yaml)"]
 
 
+def test_a_path_that_climbs_out_of_the_project_is_refused_and_the_file_meant_named(market):
+    """`../../cards/…` written as if from the template's folder leaves the project (a template's
+    paths start from the project folder): refused, and the file inside it that was meant is named."""
+    template = market / "templates/night-market/goods.html"
+    template.write_text(template.read_text(encoding="utf-8").replace(
+        '<div class="panel"></div>', '<img src="../../cards/night-market/hours.yaml">', 1), encoding="utf-8")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    outside = (market.parent.parent / "cards/night-market/hours.yaml").resolve()
+    assert result.exit_code == 1 and result.output.strip().splitlines()[-1] == (
+        f"cards/night-market/goods.yaml:15: goods faces: blocked: {outside} is outside the project's folders; "
+        "did you mean cards/night-market/hours.yaml? (a path in a template starts from the project folder)")
+
+
 def test_a_symbolic_link_out_of_the_project_is_not_read(market):
     (market / FOLDER / "stalls.yaml").unlink()
     (market / FOLDER / "stalls.yaml").symlink_to("/etc/passwd")

@@ -530,3 +530,15 @@ def test_a_project_builds_the_same_bytes_wherever_it_lies(tmp_path):
         packs.append((project / "build/sizes/sizes-1p-a4.pdf").read_bytes())
     assert packs[0] == packs[1]
     assert b"/Im1" in packs[0]            # page 1's picture, renamed
+
+
+def test_page_one_tells_how_to_cut_boards_only_in_a_pack_that_has_some(tmp_path, cephiro_built):
+    from tests.pdfcheck import page_text
+    board_line = "板块与标记：沿细灰外框裁下"
+    project = _sizes_with_fonts(tmp_path / "sizes")           # card decks only
+    result = pnp(project, "build", "sizes", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    first = page_text(project / "build/sizes/sizes-1p-a4.pdf", 1)
+    assert "裁切" in first and board_line not in first.replace("\n", "")
+    with_board = page_text(cephiro_built.folder / f"cephiro-pillar-2p-a4{cephiro_built.suffix}.pdf", 1)
+    assert board_line in with_board.replace("\n", "")

@@ -235,7 +235,7 @@ def _lang_option(func):
 @click.pass_context
 @handles_problems
 def validate(ctx, game, lang, project_dir):
-    """Schema and rules checks of every language; exit 0 when clean, 1 with errors."""
+    """Schema, rules and card-template checks of every language; exit 0 when clean, 1 with errors."""
     from generator.check.translations import coverage_line
     from generator.sheets.kit import check_game, editions
     project, assets = _open(ctx, project_dir)
@@ -251,7 +251,7 @@ def validate(ctx, game, lang, project_dir):
         for language in languages:
             label = f"{game_id} ({language})" if len(languages) > 1 or lang else game_id
             try:
-                checked = check_game(project, assets, game_id, language)
+                checked = check_game(project, assets, game_id, language, templates=True)
             except PnpError as exc:
                 for problem in exc.problems:
                     click.echo(str(problem), err=True)

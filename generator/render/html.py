@@ -43,7 +43,7 @@ def fenced_fetcher(roots: list[Path]):
                 self._refuse(f"blocked: {url} (only files inside the project may be used)")
             path = Path(unquote(parsed.path)).resolve()
             if not any(path.is_relative_to(root) for root in allowed):
-                self._refuse(f"blocked: {path} is outside the project's folders")
+                self._refuse(f"blocked: {path} is outside the project's folders{_meant(path, allowed)}")
             if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
                 self._refuse(f"blocked: {path.name} is {path.stat().st_size // 2**20} MB; an image, stylesheet or "
                              f"font a card uses may be at most {MAX_FILE_BYTES // 2**20} MB")
@@ -64,6 +64,19 @@ def fenced_fetcher(roots: list[Path]):
     fetcher = FencedFetcher(allowed_protocols={"file"})
     fetcher.fetched = {}
     return fetcher
+
+
+def _meant(path: Path, allowed: list[Path]) -> str:
+    """A hint when a refused path ends like a file inside the project: `../../cards/x.png` in a
+    template climbs out of the project folder, which every path in a template's HTML starts from."""
+    parts = path.parts[1:]
+    for start in range(len(parts)):
+        for root in allowed:
+            candidate = root.parent / Path(*parts[start:])
+            if candidate.is_file() and any(candidate.resolve().is_relative_to(r) for r in allowed):
+                return (f"; did you mean {candidate.relative_to(root.parent)}? "
+                        "(a path in a template starts from the project folder)")
+    return ""
 
 
 class RecordingLoader(FileSystemLoader):

@@ -33,13 +33,16 @@ class Checked:
     notes: list[Problem] = field(default_factory=list)
 
 
-def check_game(project: Project, assets: Assets, game_id: str, lang: str | None = None) -> Checked:
+def check_game(project: Project, assets: Assets, game_id: str, lang: str | None = None,
+               templates: bool = False) -> Checked:
     """Load one edition (default: the source language) and validate it; raise PnpError with
-    every error, return the notes."""
+    every error, return the notes. A translated edition's card templates are run too (its
+    catalogue may lack a word they ask for); with `templates`, the source edition's as well
+    (`pnp validate`: a build runs them anyway, so it does not ask)."""
     game = load_game(project, game_id, lang)
     problems = validate(project, game, assets.edition(game.spec.language))
     errors = errors_only(problems)
-    if not errors and not game.is_source:
+    if not errors and (templates or not game.is_source):
         errors = face_checks(project, assets, game)
     if errors:
         raise PnpError(errors)

@@ -62,6 +62,18 @@ def test_an_unknown_column_is_named_once_with_the_accepted_ones(game):
             "source, value)") in result.output
 
 
+def test_a_misspelt_column_is_two_lines_at_the_header_not_one_a_row(game):
+    """`prcie` for `value`: the unknown column and the required field without a column, each
+    once at the header; no 'required key is missing' for every row."""
+    _sheet(game, "goods.csv", "id,name,vaule,copies\nsalt,Salt,1,1\nsilk,Silk,3,1\njade,Jade,5,1\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    take = "(hint: goods cards take: copies, id, name, source, value)"
+    assert result.output.strip().splitlines() == [
+        f"cards/inputs/goods.csv:1:vaule: unknown column 'vaule' {take}",
+        f"cards/inputs/goods.csv:1: no column 'value' (a required field) {take}"]
+
+
 def test_copies_per_player_count_as_columns_or_one_cell(game):
     game_yaml = game / "cards/inputs/game.yaml"
     game_yaml.write_text(game_yaml.read_text().replace("      goods: {count: 3}", "      goods: {count: 4}")

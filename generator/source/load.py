@@ -224,6 +224,12 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
             if column and column not in allowed and not PER_COUNT.match(column):
                 problems.append(Problem(raw_cards.file, raw_cards.header_line, f"unknown column '{column}'",
                                         f"{owner} {noun}s take: {', '.join(sorted(allowed))}", column=column))
+    # a required field with no column at all: once, at the header, not once a row
+    no_column = {name for name, field in fields.items() if field.required and field.default is None
+                 and isinstance(raw_cards, SheetRows) and name not in raw_cards.columns}
+    for name in sorted(no_column):
+        problems.append(Problem(raw_cards.file, raw_cards.header_line, f"no column '{name}' (a required field)",
+                                f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
     for index, raw in enumerate(raw_cards):
         line = raw_cards.line_of(index)
         if not isinstance(raw, dict):
@@ -260,7 +266,7 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         values = {}
         for name, field in fields.items():
             if name not in raw:
-                if field.required and field.default is None:
+                if field.required and field.default is None and name not in no_column:
                     problems.append(Problem(display, line, f"{label}: required key '{name}' is missing"))
                 values[name] = field.default
                 continue

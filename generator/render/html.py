@@ -271,26 +271,31 @@ def path_free_pictures(data: bytes) -> bytes:
     if b"/Image" not in data:          # a picture is a stream, so its dictionary is never compressed
         return data
     import io
-    import pikepdf
+    import pikepdf                     # only for a page that shows a picture
     pdf = pikepdf.open(io.BytesIO(data))
     names: dict[bytes, bytes] = {}
-    holders = []
+    tables = []                        # every /XObject table: in a resource dictionary, direct or not
     for obj in pdf.objects:
-        if isinstance(obj, pikepdf.Dictionary) and isinstance(obj.get("/XObject"), pikepdf.Dictionary):
-            holders.append(obj.XObject)
-        if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") != "/Image" and "/Length" in obj:
-            content = obj.read_bytes() if obj.get("/Subtype") in (None, "/Form") else None
-            if content and _PICTURE_NAME.search(content):
+        if not isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
+            continue
+        for holder in (obj, obj.get("/Resources")):
+            if isinstance(holder, pikepdf.Dictionary) and isinstance(holder.get("/XObject"), pikepdf.Dictionary):
+                tables.append(holder.XObject)
+        if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") in (None, "/Form"):   # content, not data
+            content = obj.read_bytes()
+            if _PICTURE_NAME.search(content):
                 def rename(match):
                     return names.setdefault(match.group(), b"/Im%d" % (len(names) + 1))
                 obj.write(_PICTURE_NAME.sub(rename, content))      # compressed again by the save
-    if not names:
-        return data
-    for table in holders:
+    found = set()
+    for table in tables:
         for old, new in names.items():
             if old.decode() in table:
                 table[new.decode()] = table[old.decode()]
                 del table[old.decode()]
+                found.add(old)
+    if not names or found != set(names):     # a name drawn but listed nowhere: leave the page as it was
+        return data
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True, compress_streams=True)
     return out.getvalue()

@@ -275,6 +275,10 @@ def path_free_pictures(data: bytes) -> bytes:
     pdf = pikepdf.open(io.BytesIO(data))
     names: dict[bytes, bytes] = {}
     tables = []                        # every /XObject table: in a resource dictionary, direct or not
+
+    def rename(match) -> bytes:
+        return names.setdefault(match.group(), b"/Im%d" % (len(names) + 1))
+
     for obj in pdf.objects:
         if not isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
             continue
@@ -284,8 +288,6 @@ def path_free_pictures(data: bytes) -> bytes:
         if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") in (None, "/Form"):   # content, not data
             content = obj.read_bytes()
             if _PICTURE_NAME.search(content):
-                def rename(match):
-                    return names.setdefault(match.group(), b"/Im%d" % (len(names) + 1))
                 obj.write(_PICTURE_NAME.sub(rename, content))      # compressed again by the save
     found = set()
     for table in tables:

@@ -39,7 +39,8 @@ class InfoPage:
         self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         self.hashes = FileHashes(project)
         self.cache = FaceCache(project, "info")     # kept like a face: with the files it read, checked
-        self.extra = f"{game.id}/info.html" if project.template(f"{game.id}/info.html") else None
+        self.own = project.template(f"{game.id}/info.html")        # a game's own part of the page, if any
+        self.extra = f"{game.id}/info.html" if self.own else None
 
     def render(self, pack, paper: str, sections, runs, info_pages: int, body_pages: int, options,
                reprint: dict | None = None) -> pikepdf.Pdf:
@@ -67,7 +68,7 @@ class InfoPage:
         serious = serious_warnings(warnings, self.project.display)
         if serious:
             # a game's own info.html is what shows pictures and icons; the base page shows neither
-            page = self.project.display(self.project.template(self.extra)) if self.extra else "templates/base/info.html"
+            page = self.project.display(self.own) if self.own else "templates/base/info.html"
             raise PnpError([Problem(page, None, m) for m in serious])
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
         self.cache.put(direct, {relative_name(self.project.root, p): sha for p, sha in fetcher.fetched.items()}, data)
@@ -91,7 +92,7 @@ class InfoPage:
     def _key(self, html: str) -> str:
         """The direct key: the page is the same if its HTML, its stylesheets, its fonts and the
         files it read (recorded with the entry) are."""
-        files = [self.project.template("base/info.css")] + ([self.project.template(self.extra)] if self.extra else [])
+        files = [self.project.template("base/info.css")] + ([self.own] if self.own else [])
         files += [font.path for font in self.assets.fonts]
         parts = [engine_fingerprint(), html] + [self.hashes.of(f) for f in files]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()

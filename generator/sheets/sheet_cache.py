@@ -107,6 +107,11 @@ def _group(font) -> str:
     return f"{family}|{weight}"
 
 
+def _slots(placements) -> list[list[str]]:
+    """[face key, label] of each slot, as the record keeps them."""
+    return [[p[0], p[5]] for p in placements]
+
+
 def face_glyphs(resources) -> dict:
     """{"family|weight": [[gid, width, text], ...]} a cached face draws."""
     out: dict = {}
@@ -163,7 +168,7 @@ class SheetRecorder(Imposer):
                 glyphs[gid] = [have[0] if width is None else width, have[1] or text]
 
     def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
-        slots = [[p[0], p[5]] for p in placements]        # (face key, label)
+        slots = _slots(placements)
         self.sheets.append([sheet_key(placements, marks, page_size, rotations, fold), slots])
         super().place(page, placements, marks, page_size, rotations, fold)
 
@@ -238,7 +243,7 @@ class SheetReuser(SheetRecorder):
 
     def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
         key = sheet_key(placements, marks, page_size, rotations, fold)
-        slots = [[p[0], p[5]] for p in placements]
+        slots = _slots(placements)
         if self.by_key.get(key):
             self.sheets.append([key, slots])
             self.order.append(self.old_pages[self.by_key[key].popleft()])

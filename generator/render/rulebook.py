@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import io
 import json
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import pikepdf
 from pikepdf import Dictionary
 
 from generator.atomic import write_atomic
+from generator.pdfbytes import open_pdf, pdf_bytes
 from generator.errors import PnpError, Problem
 from generator.geometry import Rect, pt
 from generator.render.fontmerge import merge_fonts
@@ -88,15 +88,14 @@ class RulebookRenderer:
             return cached
         self._check_glyphs(text)
         document = self._layout(html)
-        pdf = pikepdf.open(io.BytesIO(document.write_pdf()))
+        pdf = open_pdf(document.write_pdf())
         self._place_figures(pdf, document, figures)
         merge_fonts(pdf, self.assets)          # a figure's face carries its fonts without programs
         bookmarks = [(level, label, number) for number, page in enumerate(document.pages)
                      for level, label, _, _ in page.bookmarks]
-        buffer = io.BytesIO()
-        pdf.save(buffer, deterministic_id=True, compress_streams=True)
+        data = pdf_bytes(pdf, deterministic_id=True, compress_streams=True)
         store = self.project.build / ".cache" / "rulebook"
-        write_atomic(store / f"{key}.pdf", buffer.getvalue(), durable=False)
+        write_atomic(store / f"{key}.pdf", data, durable=False)
         write_atomic(store / f"{key}.json", json.dumps(bookmarks, ensure_ascii=False).encode(), durable=False)
         return self._cached(key)
 
@@ -150,7 +149,7 @@ class RulebookRenderer:
             self._open.append(rendered)
             return rendered.pages[face.key], deck.bleed, face.key
         data = self._draw_piece(figure.ref, pack)
-        pdf = pikepdf.open(io.BytesIO(data))
+        pdf = open_pdf(data)
         self._open.append(pdf)
         return pdf.pages[0], 0.0, hashlib.sha256(data).hexdigest()
 
@@ -231,7 +230,7 @@ class RulebookRenderer:
         try:
             data = (store / f"{key}.pdf").read_bytes()
             bookmarks = [tuple(b) for b in json.loads((store / f"{key}.json").read_text(encoding="utf-8"))]
-            pdf = pikepdf.open(io.BytesIO(data))
+            pdf = open_pdf(data)
         except (OSError, ValueError, pikepdf.PdfError):
             return None
         return RulebookPages(pdf, bookmarks, self.size)

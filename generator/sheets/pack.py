@@ -18,6 +18,7 @@ import pikepdf
 from pikepdf import Dictionary, Name
 
 from generator.atomic import commit, stage
+from generator.pdfbytes import pdf_bytes
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
 from generator.render.cards import Rendered
@@ -116,21 +117,20 @@ class PackBuilder:
             tidy_fonts(out, [p.obj for p in out.pages[:len(info.pages)]] + reuser.made, reuser.remade)
         else:
             tidy_fonts(out)                  # the info page's fonts too: unique tags, clean names
-        buffer = io.BytesIO()
         if reuser:      # only what is new is compressed (kept sheets are as the last save wrote them)
             sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
-            out.save(buffer, **sheet_cache.AS_IS)
+            data = pdf_bytes(out, **sheet_cache.AS_IS)
             self.last = (name, context, offset, body.imposer.record_data())
         elif context:   # every stream compressed now, so that the next build can build on this file
             sheet_cache.compress_streams([out.trailer])
-            out.save(buffer, **sheet_cache.AS_IS)
+            data = pdf_bytes(out, **sheet_cache.AS_IS)
             self.last = (name, context, offset, body.imposer.record_data())
         else:
-            out.save(buffer, deterministic_id=True, compress_streams=True,
-                     object_stream_mode=pikepdf.ObjectStreamMode.generate)
+            data = pdf_bytes(out, deterministic_id=True, compress_streams=True,
+                             object_stream_mode=pikepdf.ObjectStreamMode.generate)
         file = pack_name(self.game, pack, paper, self.options, "reprint" if self.reprint else None) + ".pdf"
-        return buffer.getvalue(), pack_record.manifest(self.game, pack, paper, file, self.options, sections, body,
+        return data, pack_record.manifest(self.game, pack, paper, file, self.options, sections, body,
                                                        offset, runs, self.reprint)
 
     def _reusable(self, sections: list[Section], rules, only) -> bool:

@@ -3,12 +3,12 @@ paper (or reduced with --fit), backs mirrored for duplex or beside the fold for 
 from __future__ import annotations
 
 import functools
-import io
 from dataclasses import replace
 
 import pikepdf
 
 from generator.check.validate import context as expression_context
+from generator.pdfbytes import open_pdf
 from generator.geometry import (FOLD_CLEAR, MIN_MARGIN, PAPERS, Placement, PieceSheet, back_placement, fits_sheet,
                                 pack_pieces, pt, scaled_alone, tiles)
 from generator.sheets import cutters
@@ -56,14 +56,14 @@ class PieceSheets:
         order = sheets if self.options.duplex == "none" or not backs else [x for pair in zip(sheets, backs) for x in pair]
         context = expression_context(self.game)
         by_id = {s.id: s for s in sections}
-        drawn = pikepdf.open(io.BytesIO(self.drawer.draw_sheets(order, pack, context)))
+        drawn = open_pdf(self.drawer.draw_sheets(order, pack, context))
         body.keep.append(drawn)
         numbers = {}
         for sheet, page in zip(order, drawn.pages):
             numbers[id(sheet)] = self._add_page(body, sheet, page, by_id)
         if self.options.duplex != "none" or not backs:
             return []
-        drawn_backs = pikepdf.open(io.BytesIO(self.drawer.draw_sheets(backs, pack, context)))
+        drawn_backs = open_pdf(self.drawer.draw_sheets(backs, pack, context))
         body.keep.append(drawn_backs)
 
         def make_backs():

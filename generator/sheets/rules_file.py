@@ -3,13 +3,13 @@ imposed as the game asks (a booklet by default), with its headings as bookmarks 
 beside it, written only after it passes preflight, like a pack."""
 from __future__ import annotations
 
-import io
 
 import pikepdf
 from pikepdf import Dictionary, Name
 
 from generator import __version__
 from generator.geometry import PAPERS
+from generator.pdfbytes import pdf_bytes
 from generator.render.fontmerge import merge_fonts, tidy_fonts
 from generator.sheets import pack_record
 from generator.sheets.booklet import impose
@@ -36,9 +36,8 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
                                                          Producer=f"pnp {__version__}", Creator="pnp"))
     body.pdf.Root.PageMode = Name.UseOutlines
     body.pdf.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"), Duplex=duplex)
-    buffer = io.BytesIO()
-    body.pdf.save(buffer, deterministic_id=True, compress_streams=True,
-                  object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    data = pdf_bytes(body.pdf, deterministic_id=True, compress_streams=True,
+                     object_stream_mode=pikepdf.ObjectStreamMode.generate)
     manifest = {"game": game.id, "title": game.spec.title, "pack": "rules", "players": None, "paper": paper,
                 "page_size_mm": list(PAPERS[paper]), "file": f"{rules_name(game, paper)}.pdf",
                 "units": "mm, origin top-left of the page",
@@ -47,7 +46,7 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
                                 "page_size_mm": list(pages.size), "paper": "plain",
                                 "duplex": "short" if spec.imposition == "booklet" else "long"}],
                 "pages": [{"number": n, **entry} for n, entry in enumerate(body.entries, 1)]}
-    return buffer.getvalue(), manifest
+    return data, manifest
 
 
 def reading_order(game, pages, title: str) -> bytes:
@@ -69,7 +68,5 @@ def reading_order(game, pages, title: str) -> bytes:
     pdf.docinfo = pdf.make_indirect(Dictionary(Title=f"{game.spec.title} · {title}", Producer=f"pnp {__version__}",
                                                Creator="pnp"))
     pdf.Root.PageMode = Name.UseOutlines
-    buffer = io.BytesIO()
-    pdf.save(buffer, deterministic_id=True, compress_streams=True,
-             object_stream_mode=pikepdf.ObjectStreamMode.generate)
-    return buffer.getvalue()
+    return pdf_bytes(pdf, deterministic_id=True, compress_streams=True,
+                     object_stream_mode=pikepdf.ObjectStreamMode.generate)

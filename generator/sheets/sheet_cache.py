@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import io
 import json
 import shutil
 import zlib
@@ -35,6 +34,7 @@ from pikepdf import Array, Dictionary, Name
 
 from generator import __version__
 from generator.atomic import read_record, write_record
+from generator.pdfbytes import open_pdf
 from generator.render.fontmerge import merged_font, placeholder_key, placeholders
 from generator.geometry import Mark, Rect, pt
 from generator.sheets.impose import Imposer, streams_under
@@ -389,7 +389,7 @@ def load(project, game_id: str, name: str, context: str) -> tuple[dict, pikepdf.
     if hashlib.sha256(data).hexdigest() != record.get("pdf") or not _well_formed(record):
         return None               # the pack on disk is not the one recorded: never build on it
     try:
-        pdf = pikepdf.open(io.BytesIO(data))
+        pdf = open_pdf(data)
     except pikepdf.PdfError:
         return None
     return (record, pdf) if record["info_pages"] + len(record["sheets"]) == len(pdf.pages) else None

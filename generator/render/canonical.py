@@ -9,7 +9,6 @@ pack merges every face's glyphs of a bundled font into one program (fontmerge.py
 """
 from __future__ import annotations
 
-import io
 import json
 import re
 
@@ -17,6 +16,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from generator.check.pdfread import parse_cmap, parse_widths
+from generator.pdfbytes import pdf_bytes
 
 CATEGORIES = {"/Font": "F", "/ExtGState": "G", "/ColorSpace": "C", "/Pattern": "P", "/Shading": "S",
               "/XObject": "X"}
@@ -56,9 +56,7 @@ def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf | Batch) -> bytes:
         if box in page.obj:
             page_dict[box] = _box(page.obj[box])
     out.pages.append(pikepdf.Page(page_dict))
-    buffer = io.BytesIO()
-    out.save(buffer, deterministic_id=True, compress_streams=True, normalize_content=False)
-    return buffer.getvalue()
+    return pdf_bytes(out, deterministic_id=True, compress_streams=True, normalize_content=False)
 
 
 def _canonical_content(owner, resources, out: pikepdf.Pdf, batch: Batch, depth: int = 0):

@@ -27,6 +27,7 @@ from generator.render.art import ArtPlacer, Coarse
 from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
 from generator.source import reads
 from generator.errors import PnpError, Problem
+from generator.pdfbytes import open_pdf
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.render.canonical import Batch, canonical_face
@@ -494,7 +495,7 @@ class CardRenderer:
                     for m in serious_warnings(warnings, self.project.display)]
         if problems:
             raise PnpError(problems)
-        return pikepdf.open(io.BytesIO(data)), inputs
+        return open_pdf(data), inputs
 
     def _inputs(self, pages) -> list[dict[str, str]]:
         """What each page read: the files fetched for its document (stylesheets and what they

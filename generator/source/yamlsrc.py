@@ -7,6 +7,7 @@ plain problems.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from generator.errors import PnpError, Problem
 from generator.source import reads
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
+MIN_CHUNKED_BYTES = 64 * 1024  # a smaller file parses whole in a few milliseconds (yamlcache.py)
 
 
 class LocDict(dict):
@@ -103,8 +105,10 @@ class _Located(Exception):
         self.line, self.message, self.hint = node.start_mark.line + 1, message, hint
 
 
-def load_yaml(path: Path, display: str) -> Any:
-    """Parse one YAML file; raise PnpError with a one-line, located problem."""
+def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
+    """Parse one YAML file; raise PnpError with a one-line, located problem. With `record` (a
+    file under build/.cache/yaml/), a large file is parsed again only where it changed
+    (yamlcache.py)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -128,9 +132,18 @@ def load_yaml(path: Path, display: str) -> Any:
     if tab_line:
         raise PnpError(Problem(display, tab_line, "tab character in indentation",
                                "YAML indents with spaces only"))
+    chunks = None
+    if record is not None and len(raw) >= MIN_CHUNKED_BYTES:
+        from generator.source import yamlcache
+        chunks = yamlcache
     try:
         with loading(len(raw)):     # what it makes lives as long as the build and holds no cycle (collector.py)
-            data = yaml.load(text, Loader=_loader_for(display))  # noqa: S506 - SafeLoader subclass
+            loader = _loader_for(display)
+            data = chunks.load(text, display, record, loader) if chunks else None
+            if data is None:
+                data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclass
+                if chunks:
+                    chunks.remember(text, data, display, record)
     except _Located as exc:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
     except yaml.MarkedYAMLError as exc:
@@ -155,12 +168,12 @@ def _line_separator(text: str) -> tuple[int, str] | None:
     return None
 
 
+_LEADING_TAB = re.compile(r"(?:^|\r) *\t", re.M)   # "\r" alone breaks a line too
+
+
 def _leading_tab_line(text: str) -> int | None:
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.lstrip(" ")
-        if stripped.startswith("\t"):
-            return number
-    return None
+    found = _LEADING_TAB.search(text)
+    return None if found is None else len(text[:found.end()].splitlines())
 
 
 def line_at(container: Any, path: tuple) -> tuple[str, int | None]:

@@ -131,7 +131,7 @@ class PackBuilder:
                              object_stream_mode=pikepdf.ObjectStreamMode.generate)
         file = pack_name(self.game, pack, paper, self.options, "reprint" if self.reprint else None) + ".pdf"
         return data, pack_record.manifest(self.game, pack, paper, file, self.options, sections, body,
-                                                       offset, runs, self.reprint)
+                                          offset, runs, self.reprint)
 
     def _reusable(self, sections: list[Section], rules, only) -> bool:
         """Whether the sheet cache can rebuild this pack exactly: card sheets only, as imposed."""

@@ -3,7 +3,6 @@ imposed as the game asks (a booklet by default), with its headings as bookmarks 
 beside it, written only after it passes preflight, like a pack."""
 from __future__ import annotations
 
-
 import pikepdf
 from pikepdf import Dictionary, Name
 

@@ -132,18 +132,17 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
     if tab_line:
         raise PnpError(Problem(display, tab_line, "tab character in indentation",
                                "YAML indents with spaces only"))
-    chunks = None
+    cache = None
     if record is not None and len(raw) >= MIN_CHUNKED_BYTES:
-        from generator.source import yamlcache
-        chunks = yamlcache
+        from generator.source import yamlcache as cache     # here: it imports this module
     try:
         with loading(len(raw)):     # what it makes lives as long as the build and holds no cycle (collector.py)
             loader = _loader_for(display)
-            data = chunks.load(text, display, record, loader) if chunks else None
+            data = cache.load(text, display, record, loader) if cache else None
             if data is None:
                 data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclass
-                if chunks:
-                    chunks.remember(text, data, display, record)
+                if cache:
+                    cache.remember(text, data, display, record)
     except _Located as exc:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
     except yaml.MarkedYAMLError as exc:

@@ -418,9 +418,20 @@ def _canon(obj, skip: frozenset = frozenset(), depth: int = 0) -> bytes:
 
 
 def _glyph_record(found) -> bool:
-    return isinstance(found, list) and all(
-        isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and isinstance(e[1], str)
-        and isinstance(e[2], list) and set(map(type, e[2])) <= {int} for e in found)
+    """[[font, name, [gid, …]], …] (a loop, not all() over a generator: it runs once per kept form)."""
+    if not isinstance(found, list):
+        return False
+    for entry in found:
+        if not (isinstance(entry, list) and len(entry) == 3):
+            return False
+        font, name, gids = entry
+        if not (isinstance(font, str) and isinstance(name, str) and isinstance(gids, list)
+                and set(map(type, gids)) <= _INT):
+            return False
+    return True
+
+
+_INT = {int}
 
 
 def _objects_record(found) -> bool:

@@ -63,7 +63,7 @@ class Deck:
         finally:
             yamlcache.yaml.load = real
         whole = load_yaml(self.path, "cards/x/cards.yaml")
-        alone = [text for text in parsed if text.startswith("\n")]   # a chunk parsed alone, at its lines
+        alone = [text for text in parsed if not text.startswith(self.head)]   # a chunk parsed alone
         return chunked, whole, len(alone)
 
 
@@ -176,3 +176,61 @@ def test_small_files_are_parsed_whole_and_leave_no_record(tmp_path):
     deck = Deck(tmp_path, _flow(20))
     chunked, whole, _ = deck.load()
     assert _shape(chunked) == _shape(whole) and not deck.record.exists()
+
+
+def test_an_anchor_defined_twice_is_the_whole_files_error(tmp_path):
+    """Alone, each chunk has one anchor; the whole file has two of that name."""
+    for head in (HEAD, HEAD.replace("deck:", "deck: &t")):
+        deck = Deck(tmp_path, _flow(1500))
+        deck.head = head
+        deck.load()
+        deck.items[7] = "  - {id: c7, title: &t Seven}\n"
+        if head == HEAD:
+            deck.items[9] = "  - {id: c9, title: &t Nine}\n"
+        deck.path.write_text(deck.text(), encoding="utf-8")
+        with pytest.raises(PnpError) as whole:
+            load_yaml(deck.path, "cards/x/cards.yaml")
+        with pytest.raises(PnpError) as chunked:
+            load_yaml(deck.path, "cards/x/cards.yaml", deck.record)
+        assert str(chunked.value) == str(whole.value)
+
+
+def test_text_with_stars_and_ampersands_is_kept(tmp_path):
+    """Cards whose text has "**bold**" or "&" hold no anchor or alias: they are kept like any other."""
+    items = _flow(1500)
+    for i in range(0, 1500, 10):
+        items[i] = f'  - {{id: c{i}, title: "Fire & Ice", body: "Deal **{i}** damage"}}\n'
+    deck = Deck(tmp_path, items)
+    deck.load()
+    deck.items[5] = deck.items[5].replace("Card", "Karte")
+    chunked, whole, alone = deck.load()
+    assert _shape(chunked) == _shape(whole) and alone == 1
+    deck.items[20] = deck.items[20].replace("Fire", "Frost")     # a changed one of them, parsed alone
+    chunked, whole, alone = deck.load()
+    assert _shape(chunked) == _shape(whole) and alone == 1
+
+
+@pytest.mark.parametrize("item", [
+    "  - {id: c7, 99999999999999999999: big}\n",           # a key JSON cannot keep
+    "  - {id: c7, .nan: odd}\n",
+    "  - {id: c7, deep: " + "[" * 130 + "x" + "]" * 130 + "}\n",   # deeper than orjson writes
+])
+def test_a_value_the_record_cannot_hold_is_parsed_each_time_without_a_traceback(tmp_path, item):
+    deck = Deck(tmp_path, _flow(1500))
+    deck.load()
+    deck.items[7] = item
+    for _ in range(2):
+        chunked, whole, alone = deck.load()
+        assert _shape(chunked) == _shape(whole) and alone == 1
+
+
+def test_values_nested_too_deeply_are_one_line_with_or_without_a_record(tmp_path):
+    deck = Deck(tmp_path, _flow(1500))
+    deck.load()
+    deck.items[7] = "  - {id: c7, deep: " + "[" * 400 + "x" + "]" * 400 + "}\n"
+    deck.path.write_text(deck.text(), encoding="utf-8")
+    for record in (None, deck.record):
+        with pytest.raises(PnpError) as error:
+            load_yaml(deck.path, "cards/x/cards.yaml", record)
+        assert str(error.value) == ("cards/x/cards.yaml: invalid YAML: values nested too deeply "
+                                    "(hint: a card's data is a few levels deep; look for unclosed [ or {)")

@@ -22,10 +22,11 @@ against the whole parse, for edits, insertions, deletions and moves).
 Whatever could make a chunk mean something else alone is parsed whole, as before: a file with a
 directive or a document marker, a sequence that is not the file's end, text that is not what the
 cutting expects, a chunk that fails to parse alone, more than a few chunks new at once (a first
-build), and a chunk with `&` or `*` in it (an anchor or an alias would join it to another chunk;
-such a chunk is never kept, so one that uses an alias is always parsed alone, and fails there, and
-the file is parsed whole). Any problem in the file is reported by the whole parse, so its message
-is the whole file's. A record that cannot be read, or is not what this code writes, is ignored.
+build), and a changed chunk with an anchor or an alias (an alias takes its value from elsewhere; an
+anchor must not be defined twice in the file). A chunk is kept only if it has neither, by its parse
+events: "**bold**" and "Fire & Ice" are text, and such chunks are kept too. Any problem in the file
+is reported by the whole parse, so its message is the whole file's. A record that cannot be read,
+or is not what this code writes, is ignored; one that cannot be written is not written.
 """
 from __future__ import annotations
 
@@ -114,11 +115,13 @@ def load(text: str, display: str, record: Path, loader) -> LocDict | None:
         items, lines = [], []
         for i, (start, chunk) in enumerate(zip(chunked.starts, chunked.texts)):
             if i in new:
-                alone = yaml.load("\n" * start + chunk, Loader=loader)  # noqa: S506
+                if _joined(chunk, loader):
+                    return None         # an anchor or alias: its meaning, or the file's, may lie elsewhere
+                alone = yaml.load(chunk, Loader=loader)  # noqa: S506
                 if not (isinstance(alone, LocList) and len(alone) == 1):
                     return None
-                items.append(alone[0])
-                lines.append(alone.item_lines[0])
+                items.append(_shift(alone[0], start))
+                lines.append(alone.item_lines[0] + start)
             else:
                 line, value = kept[chunk]
                 items.append(_decode(value, start, display) if type(value) is list else _scalar(value))
@@ -127,19 +130,19 @@ def load(text: str, display: str, record: Path, loader) -> LocDict | None:
         return None
     data[key] = _sequence(items, lines, chunked.starts[0] + 1, display)
     if new or len(kept) != len(chunked.texts):
-        _save(record, display, chunked, data[key], kept)
+        _save(record, display, chunked, data[key], kept, set(range(len(chunked.texts))))
     return data
 
 
-def remember(text: str, data, display: str, record: Path) -> None:
+def remember(text: str, data, display: str, record: Path, loader) -> None:
     """After a whole parse: record the chunks, if the value is the cut text's."""
     try:
-        _remember(text, data, display, record)
+        _remember(text, data, display, record, loader)
     except Exception:           # noqa: BLE001 - a record is only a saving: never a build's problem
         pass
 
 
-def _remember(text: str, data, display: str, record: Path) -> None:
+def _remember(text: str, data, display: str, record: Path, loader) -> None:
     chunked = cut(text)
     if chunked is None or not isinstance(data, LocDict):
         return
@@ -153,7 +156,17 @@ def _remember(text: str, data, display: str, record: Path) -> None:
     bounds = chunked.starts + [math.inf]
     if not all(bounds[i] < line <= bounds[i + 1] for i, line in enumerate(sequence.item_lines)):
         return
-    _save(record, display, chunked, sequence, {})
+    # A chunk whose text has "&" or "*" is kept only if its events show neither an anchor nor an
+    # alias ("**bold**" and "Fire & Ice" are text); a few hundred such chunks are looked at, at most.
+    unjoined, budget = set(), max(64, len(chunked.texts) // 10)
+    for i, chunk in enumerate(chunked.texts):
+        if "&" not in chunk and "*" not in chunk:
+            unjoined.add(i)
+        elif budget > 0:
+            budget -= 1
+            if not _joined(chunk, loader):
+                unjoined.add(i)
+    _save(record, display, chunked, sequence, {}, unjoined)
 
 
 def _last_key(data, key_line: int, parsed_whole: bool = False):
@@ -178,7 +191,7 @@ def _sequence(items: list, lines: list[int], line: int, display: str) -> LocList
 def _fingerprint(display: str) -> str:
     """What the record's values depend on: this code, yamlsrc's loader, PyYAML, the file's name."""
     here = Path(__file__).parent
-    digest = hashlib.sha256(f"{VERSION}\0{yaml.__version__}\0{display}".encode())
+    digest = hashlib.sha256(f"{VERSION}\0{yaml.__version__}\0{yaml.__with_libyaml__}\0{display}".encode())
     for name in ("yamlcache.py", "yamlsrc.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
@@ -200,19 +213,45 @@ def _read(record: Path, display: str) -> dict:
     return found["chunks"]
 
 
-def _save(record: Path, display: str, chunked: Chunked, sequence: LocList, kept: dict) -> None:
-    chunks = {}
-    for start, text, item, line in zip(chunked.starts, chunked.texts, sequence, sequence.item_lines):
-        if "&" in text or "*" in text:
-            continue                    # an anchor or alias may join it to another chunk
-        try:
-            chunks[text] = kept.get(text) or [line - start, _encode(item, start)]
-        except _Unkept:
-            continue
+def _save(record: Path, display: str, chunked: Chunked, sequence: LocList, kept: dict, unjoined: set) -> None:
+    """Write the record: every chunk in `unjoined` (known to hold no anchor or alias) whose value
+    JSON keeps exactly. A record is only a saving: nothing here is ever a build's problem."""
     try:
+        chunks = {}
+        for i, (start, text, item, line) in enumerate(zip(chunked.starts, chunked.texts, sequence,
+                                                          sequence.item_lines)):
+            if i in unjoined:
+                try:
+                    chunks[text] = kept.get(text) or [line - start, _encode(item, start)]
+                except _Unkept:
+                    pass
         write_record(record, {"fingerprint": _fingerprint(display), "chunks": chunks})
-    except OSError:
-        pass                            # a record is only a saving
+    except Exception:           # noqa: BLE001 - (too deep for orjson, a full disk, a read-only build)
+        pass
+
+
+def _joined(text: str, loader) -> bool:
+    """Whether a chunk has an anchor or an alias, by its parse events (none without "&" or "*"):
+    an alias takes its value from elsewhere, and an anchor must not be defined twice in the file."""
+    if "&" not in text and "*" not in text:
+        return False
+    return any(isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None
+               for event in yaml.parse(text, Loader=loader))
+
+
+def _shift(value, lines: int):
+    """A value parsed alone, its lines moved down by `lines` (to where its chunk is in the file)."""
+    if isinstance(value, LocDict):
+        value.line += lines
+        value.key_lines = {k: n + lines for k, n in value.key_lines.items()}
+        for item in value.values():
+            _shift(item, lines)
+    elif isinstance(value, LocList):
+        value.line += lines
+        value.item_lines = [n + lines for n in value.item_lines]
+        for item in value:
+            _shift(item, lines)
+    return value
 
 
 class _Unkept(Exception):
@@ -223,9 +262,9 @@ def _encode(value, start: int):
     """A value as JSON keeps it exactly, its lines counted from `start`: a mapping as ["m", line,
     keys, key lines, values], a sequence as ["l", line, item lines, items], a scalar as itself."""
     if isinstance(value, LocDict):
-        keys = list(value)
-        return ["m", value.line - start, keys, [value.key_lines[k] - start for k in keys],
-                [_encode(value[k], start) for k in keys]]
+        keys = [_encode(k, start) for k in value]           # a scalar each (yamlsrc allows no other key)
+        return ["m", value.line - start, keys, [value.key_lines[k] - start for k in value],
+                [_encode(v, start) for v in value.values()]]
     if isinstance(value, LocList):
         return ["l", value.line - start, [line - start for line in value.item_lines],
                 [_encode(v, start) for v in value]]

@@ -142,7 +142,7 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
             if data is None:
                 data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclass
                 if cache:
-                    cache.remember(text, data, display, record)
+                    cache.remember(text, data, display, record, loader)
     except _Located as exc:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
     except yaml.MarkedYAMLError as exc:
@@ -152,6 +152,9 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
         raise PnpError(Problem(display, line, f"invalid YAML: {what}")) from None
     except yaml.YAMLError as exc:
         raise PnpError(Problem(display, None, f"invalid YAML: {exc}")) from None
+    except RecursionError:       # libyaml allows 1,000 levels; building the values stops far sooner
+        raise PnpError(Problem(display, None, "invalid YAML: values nested too deeply",
+                               "a card's data is a few levels deep; look for unclosed [ or {")) from None
     if data is None:
         raise PnpError(Problem(display, 1, "file is empty"))
     return data

@@ -1,6 +1,6 @@
 """The engine's folders are its pipeline: a module imports only down the pipeline or inside its stage.
 
-source → check → render → sheets → export → commands; the foundations (errors, atomic, collector, geometry, versions, pdfbytes) sit
+source → check → render → sheets → export → commands; the foundations (errors, atomic, collector, geometry, versions, pdfbytes, processes) sit
 below every stage and import none. A lower stage importing a higher one fails here, naming both.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parent.parent / "generator"
 STAGES = ["source", "check", "render", "sheets", "export", "commands"]
-FOUNDATIONS = {"errors", "atomic", "collector", "geometry", "versions", "pdfbytes", "__init__"}
+FOUNDATIONS = {"errors", "atomic", "collector", "geometry", "versions", "pdfbytes", "processes", "__init__"}
 ENTRY = "__main__"          # `python -m generator`: above every stage
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -52,8 +53,8 @@ def spy(monkeypatch):
             return function(*args, **kwargs)
         return call
 
-    def spied(pdf_path, manifest_path=None, display=None, memo=None):
-        report = preflight(pdf_path, manifest_path, display, memo)
+    def spied(pdf_path, manifest_path=None, display=None, memo=None, jobs=1):
+        report = preflight(pdf_path, manifest_path, display, memo, jobs)
         seen["runs"].append((memo, report))
         return report
 
@@ -254,6 +255,86 @@ def test_a_stylesheet_moving_text_past_the_safe_area_stops_the_rebuild(project):
     assert result.exit_code == 1
     assert "page 2, card goods/lantern (front): text '4' runs 1.9 mm outside the 3 mm safe area" in result.output
     assert record(project).read_bytes() == kept          # a failed build records nothing
+
+
+# --- the safe-area check in a second process -------------------------------------------------------
+
+def _text_past_the_safe_area_on_two_pages(pdf):
+    """Text moved out of the safe area on two cards of two pages (their order in the report is page order)."""
+    manifest_cards = [str(o.get("/PnpId")) for o in pdf.objects
+                      if isinstance(o, pikepdf.Stream) and str(o.get("/PnpId", "")).startswith("goods/")]
+    for card in (manifest_cards[0], manifest_cards[-1]):
+        form = form_of(pdf, card)
+        moved, n = re.subn(rb"1 0 0 -1 [\d.]+ ([\d.]+) Tm", rb"1 0 0 -1 1 \1 Tm", form.read_bytes(), count=1)
+        assert n == 1
+        form.write(moved)
+
+
+@pytest.fixture
+def forks(monkeypatch):
+    """The process ids of the helpers SafeText starts, with every card page enough to start one."""
+    started = []
+
+    class Counted(preflight_module.Helper):
+        def __init__(self, work):
+            super().__init__(work)
+            started.append(self.pid)
+
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", 1)
+    monkeypatch.setattr(preflight_module, "Helper", Counted)
+    return started
+
+
+def _pages_with(findings: list[str]) -> set[str]:
+    return {f.split(",")[0] for f in findings if "safe area" in f}
+
+
+def test_the_safe_area_check_in_a_second_process_reports_what_one_process_does(project, forks, monkeypatch):
+    edit(pack(project), _text_past_the_safe_area_on_two_pages)
+    alone_memo, shared_memo = (Memo(memo_context(Project.at(project))) for _ in range(2))
+    alone = preflight_module.preflight(pack(project), memo=alone_memo)
+    assert forks == []
+    read_here, read = [], preflight_module.SafeText._read       # a child's calls stay in the child
+    monkeypatch.setattr(preflight_module.SafeText, "_read", lambda self, entries: read_here.extend(entries) or read(self, entries))
+    shared = preflight_module.preflight(pack(project), memo=shared_memo, jobs=2)
+    assert len(forks) == 1 and read_here == []          # every page read by the other process
+    assert len(_pages_with(alone.findings)) == 2
+    assert shared.findings == alone.findings
+    assert shared_memo.pages == alone_memo.pages and shared_memo.checked == alone_memo.checked
+    assert preflight_module.preflight(pack(project), jobs=2).findings == full(pack(project)).findings
+
+
+def test_a_failed_second_process_leaves_its_pages_to_the_first(project, forks, monkeypatch):
+    edit(pack(project), _text_past_the_safe_area_on_two_pages)
+    parent, read = os.getpid(), preflight_module.SafeText._read
+
+    def fails_in_the_child(self, entries):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return read(self, entries)
+
+    monkeypatch.setattr(preflight_module.SafeText, "_read", fails_in_the_child)
+    report = preflight_module.preflight(pack(project), jobs=2)
+    assert len(forks) == 1
+    assert report.findings == full(pack(project)).findings and len(_pages_with(report.findings)) == 2
+
+
+def test_the_second_process_is_stopped_when_another_check_raises(project, forks, monkeypatch):
+    def raises(*args, **kwargs):
+        raise RuntimeError("a check failed")
+
+    monkeypatch.setattr(preflight_module, "_check_cards", raises)
+    with pytest.raises(RuntimeError, match="a check failed"):
+        preflight_module.preflight(pack(project), jobs=2)
+    assert len(forks) == 1
+    with pytest.raises(ChildProcessError):      # reaped: no process left behind
+        os.waitpid(forks[0], os.WNOHANG)
+
+
+def test_few_pages_are_read_in_the_one_process(project, forks, monkeypatch):
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", len(keyed_pages(pack(project))) + 1)
+    preflight_module.preflight(pack(project), jobs=2)
+    assert forks == []
 
 
 # --- a damaged record -----------------------------------------------------------------------------

@@ -83,3 +83,22 @@ def test_one_font_configuration_per_set_of_fonts(key):
     assert weasy.font_config(f"fonts-{key}") is first
     other = weasy.font_config(f"fonts-{key}-changed")       # a font file changed: a new configuration
     assert other is not first and weasy.font_config(f"fonts-{key}-changed") is other
+
+
+def test_a_new_process_ends_with_its_output_whole_and_its_status(tmp_path):
+    """start.py ends a command's own process with os._exit once the interpreter's exit work is
+    done (server.wind_up): what was printed into a pipe, block-buffered, still arrives, exit
+    functions run, and the status is the command's; a failing command's as well."""
+    import os
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PNP_SERVER": "0"}   # a pipe buffers
+    ended = subprocess.run([sys.executable, "-c", "import atexit, os\nfrom generator.commands import server\n"
+                            "atexit.register(lambda: print(' and the exit function', end=''))\n"
+                            "print('printed', end='')\nos._exit(server.wind_up(3))"],
+                           cwd=ROOT, capture_output=True, text=True, env=env)
+    assert (ended.returncode, ended.stdout) == (3, "printed and the exit function")
+    listing = subprocess.run([str(ROOT / "pnp"), "--help"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert listing.returncode == 0 and "build" in listing.stdout and listing.stdout.endswith("\n")
+    failed = subprocess.run([str(ROOT / "pnp"), "--project", str(ROOT), "build", "no-such-game"], cwd=tmp_path,
+                            capture_output=True, text=True, env=env)
+    assert failed.returncode == 1 and failed.stdout == ""
+    assert failed.stderr.startswith("cards/no-such-game: no game 'no-such-game' (games: "), failed.stderr

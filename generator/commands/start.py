@@ -15,7 +15,11 @@ def main() -> None:
     if code is not None:
         sys.exit(code)
     from generator.commands.cli import main as command
+    code = 0
     try:
         command()
+    except SystemExit as exc:       # how a click command ends, whatever its status
+        code = server.exit_status(exc.code)
     finally:
         server.start_later(environ)
+    os._exit(server.wind_up(code))  # as a served command ends (server.wind_up says why)

@@ -253,20 +253,23 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
         for paper in papers or list(PAPERS):
             pdf, manifest = builder.build(pack, paper)
             try:
-                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last)
+                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                          jobs=jobs)
             except PnpError:
                 if not builder.built_on_last:
                     raise
                 # Built on the last file and refused by preflight: its record was not the file's
                 # (edited by hand, say). Built whole, the pack is checked again on its own.
                 pdf, manifest = builder.build(pack, paper, whole=True)
-                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last)
+                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                          jobs=jobs)
             warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
             say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
                 f"preflight ok{warned})")
             written += written_files(project, path, manifest)
     for paper, pdf, manifest in rules:
-        path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper))
+        path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper),
+                             jobs=jobs)
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)

@@ -288,12 +288,13 @@ def _one_per_line(items: list, depth: int) -> str:
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
-               name: str | None = None, sheets: tuple | None = None) -> tuple[str, "Report"]:
+               name: str | None = None, sheets: tuple | None = None, jobs: int = 1) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones. The
     preflight reads again in full only what the last one of this file did not pass in the same
     bytes (check/checked.py); its record is kept by the written file's name. `sheets`
-    (PackBuilder.last) is recorded for the next build of this pack to build on."""
+    (PackBuilder.last) is recorded for the next build of this pack to build on; `jobs`: the
+    processes the preflight may use."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)
@@ -306,7 +307,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
             staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
         report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
-                           display=project.display(folder / f"{name}.pdf"), memo=memo)
+                           display=project.display(folder / f"{name}.pdf"), memo=memo, jobs=jobs)
         if options.draft:       # a playtest print: too-coarse pictures are warnings (kept in report.findings)
             errors = [f for f in report.findings if not f.endswith(f"dpi (needs {MIN_DPI})")]
             if errors:

@@ -1,0 +1,33 @@
+"""generator/processes.py: a forked helper gives back what its work returned, None when the work
+failed, and leaves no process behind when stopped."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from generator.processes import Helper
+
+
+def test_a_helper_returns_its_works_bytes_from_its_own_process():
+    here = os.getpid()
+    helper = Helper(lambda: f"{os.getpid()} {os.getppid()}".encode())
+    pid, parent = map(int, helper.result().split())
+    assert pid == helper.pid != here and parent == here
+
+
+def test_a_helper_whose_work_fails_returns_none():
+    def fails() -> bytes:
+        raise RuntimeError("no")
+    assert Helper(fails).result() is None
+    assert Helper(lambda: "not bytes").result() is None
+
+
+def test_a_stopped_helper_is_gone():
+    import time
+    helper = Helper(lambda: time.sleep(60) or b"late")
+    helper.stop()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(helper.pid, os.WNOHANG)
+    with pytest.raises(ProcessLookupError):
+        os.kill(helper.pid, 0)

@@ -7,6 +7,7 @@ working on for minutes. Elsewhere (no prctl) a helper still ends when its work i
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -38,6 +39,7 @@ class Helper:
         if pid == 0:        # the helper: never returns into the build
             status = 1
             try:
+                gc.disable()        # a collection would touch, and so copy, every page of the heap it shares
                 os.close(read)
                 die_with_parent(parent)
                 data = work()

@@ -331,10 +331,20 @@ def test_the_second_process_is_stopped_when_another_check_raises(project, forks,
         os.waitpid(forks[0], os.WNOHANG)
 
 
-def test_few_pages_are_read_in_the_one_process(project, forks, monkeypatch):
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", len(keyed_pages(pack(project))) + 1)
+@pytest.mark.parametrize("bound", ["too few", "too many"])
+def test_few_pages_or_very_many_are_read_in_the_one_process(project, forks, monkeypatch, bound):
+    """Too few to be worth a process; too many for the memory (its copied pages, SafeText)."""
+    manifest = json.loads(pack(project).with_suffix(".json").read_text(encoding="utf-8"))
+    pages = len(preflight_module.SafeText(pack(project), manifest).entries)
+    assert pages > 2
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_UP_TO", pages - 1 if bound == "too many" else pages)
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", pages + 1 if bound == "too few" else 1)
     preflight_module.preflight(pack(project), jobs=2)
     assert forks == []
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_UP_TO", pages)
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", pages)
+    preflight_module.preflight(pack(project), jobs=2)
+    assert len(forks) == 1
 
 
 # --- a damaged record -----------------------------------------------------------------------------

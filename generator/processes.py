@@ -30,12 +30,17 @@ def die_with_parent(parent: int) -> None:
 class Helper:
     """work() run in a forked process while this one goes on; result() is the bytes it returned,
     or None if it failed in any way (the caller then does the work itself). stop() ends it if
-    its result is not wanted (the caller failed first)."""
+    its result is not wanted (the caller failed first). OSError if no process can be forked."""
 
     def __init__(self, work: Callable[[], bytes]):
         parent = os.getpid()
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:                # no process to be had (a limit, no memory): the caller works alone
+            os.close(read)
+            os.close(write)
+            raise
         if pid == 0:        # the helper: never returns into the build
             status = 1
             try:

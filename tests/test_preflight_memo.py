@@ -331,6 +331,18 @@ def test_the_second_process_is_stopped_when_another_check_raises(project, forks,
         os.waitpid(forks[0], os.WNOHANG)
 
 
+def test_a_helper_that_cannot_be_forked_leaves_the_pages_to_the_build(project, monkeypatch):
+    edit(pack(project), _text_past_the_safe_area_on_two_pages)
+    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", 1)
+
+    def refused():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    report = preflight_module.preflight(pack(project), jobs=2)
+    assert report.findings == full(pack(project)).findings and len(_pages_with(report.findings)) == 2
+
+
 @pytest.mark.parametrize("bound", ["too few", "too many"])
 def test_few_pages_or_very_many_are_read_in_the_one_process(project, forks, monkeypatch, bound):
     """Too few to be worth a process; too many for the memory (its copied pages, SafeText)."""

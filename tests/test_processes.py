@@ -31,3 +31,14 @@ def test_a_stopped_helper_is_gone():
         os.waitpid(helper.pid, os.WNOHANG)
     with pytest.raises(ProcessLookupError):
         os.kill(helper.pid, 0)
+
+
+def test_no_process_to_be_had_is_an_oserror_and_leaks_nothing(monkeypatch):
+    def refused():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    monkeypatch.setattr(os, "fork", refused)
+    with pytest.raises(OSError):
+        Helper(lambda: b"never")
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) == before

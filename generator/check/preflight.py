@@ -267,7 +267,10 @@ class SafeText:
         ahead = [e for e in self.entries if e["number"] not in skip]
         self.helper = None
         if jobs > 1 and self.FORK_FROM <= len(ahead) <= self.FORK_UP_TO and can_fork():
-            self.helper = Helper(lambda: orjson.dumps(self._read(ahead)))
+            try:
+                self.helper = Helper(lambda: orjson.dumps(self._read(ahead)))
+            except OSError:            # read here instead
+                pass
 
     def _read(self, entries: list[dict]) -> list[list]:
         """[[page number, [findings]]] for each entry, in order."""

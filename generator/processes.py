@@ -30,7 +30,11 @@ def die_with_parent(parent: int) -> None:
 class Helper:
     """work() run in a forked process while this one goes on; result() is the bytes it returned,
     or None if it failed in any way (the caller then does the work itself). stop() ends it if
-    its result is not wanted (the caller failed first). OSError if no process can be forked."""
+    its result is not wanted (the caller failed first). OSError if no process can be forked.
+
+    A bare fork rather than multiprocessing.Process: that one prints a failed helper's traceback
+    on the build's terminal and flushes, from the helper, whatever output the build had buffered
+    when it forked; here a failure only means the caller does the work."""
 
     def __init__(self, work: Callable[[], bytes]):
         parent = os.getpid()

@@ -270,9 +270,9 @@ def path_free_pictures(data: bytes) -> bytes:
     """`data` (a PDF WeasyPrint wrote) with its raster pictures named /Im1, /Im2 …"""
     if b"/Image" not in data:          # a picture is a stream, so its dictionary is never compressed
         return data
-    import io
     import pikepdf                     # only for a page that shows a picture
-    pdf = pikepdf.open(io.BytesIO(data))
+    from generator.pdfbytes import open_pdf, pdf_bytes
+    pdf = open_pdf(data)
     names: dict[bytes, bytes] = {}
     tables = []                        # every /XObject table: in a resource dictionary, direct or not
 
@@ -298,6 +298,4 @@ def path_free_pictures(data: bytes) -> bytes:
                 found.add(old)
     if not names or found != set(names):     # a name drawn but listed nowhere: leave the page as it was
         return data
-    out = io.BytesIO()
-    pdf.save(out, deterministic_id=True, compress_streams=True)
-    return out.getvalue()
+    return pdf_bytes(pdf, deterministic_id=True, compress_streams=True)

@@ -6,7 +6,6 @@ to add to it), so the wording lives with the other templates.
 from __future__ import annotations
 
 import hashlib
-import io
 import traceback
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from generator.source.context import game_context
 from generator.check.expr import LimitError, guarded
 from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
 from generator.errors import PnpError, Problem
+from generator.pdfbytes import open_pdf
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
@@ -72,7 +72,7 @@ class InfoPage:
             raise PnpError([Problem(page, None, m) for m in serious])
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
         self.cache.put(direct, {relative_name(self.project.root, p): sha for p, sha in fetcher.fetched.items()}, data)
-        return pikepdf.open(io.BytesIO(data))
+        return open_pdf(data)
 
     def _html(self, context: dict) -> str:
         """The page's HTML; a failing template (a game's own info.html) is a located problem."""

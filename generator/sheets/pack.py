@@ -18,7 +18,7 @@ import pikepdf
 from pikepdf import Dictionary, Name
 
 from generator.atomic import commit, stage
-from generator.pdfbytes import pdf_bytes
+from generator.pdfbytes import open_pdf, pdf_bytes
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
 from generator.render.cards import Rendered
@@ -240,7 +240,7 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
             canvas.drawString(pt(2 if number else 10), height - pt(3.2 if number else 9),
                               DRAFT_PAGE_1 if number == 0 else "DRAFT")
             canvas.save()
-            with pikepdf.open(io.BytesIO(buffer.getvalue())) as drawn:
+            with open_pdf(buffer.getvalue()) as drawn:
                 mark = drawn.pages[0]
                 # reportlab's canvas opens with its default font set (and no text in it): left out
                 content = re.sub(rb"BT /F1 [\d.]+ Tf [\d.]+ TL ET", b"", mark.obj.Contents.read_bytes())

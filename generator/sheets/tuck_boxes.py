@@ -13,6 +13,7 @@ import io
 from dataclasses import dataclass
 
 from generator.geometry import MIN_MARGIN, PAPERS, Rect, tiles
+from generator.pdfbytes import open_pdf
 from generator.sheets.sections import Body, Section
 
 PLAY = 1.0               # mm of room beyond the cards in each direction, so the deck slides in and out
@@ -187,7 +188,7 @@ def _moved(rect: Rect, origin) -> Rect:
 
 def _append(body: Body, data: bytes):
     import pikepdf
-    drawn = pikepdf.open(io.BytesIO(data))
+    drawn = open_pdf(data)
     body.keep.append(drawn)
     body.pdf.pages.append(drawn.pages[0])
     page = body.pdf.pages[-1]

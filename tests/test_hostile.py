@@ -4,6 +4,7 @@ Each of these fails on the code before the fix."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 import shutil
 import subprocess
@@ -440,3 +441,49 @@ def test_a_named_icon_in_a_linked_icons_folder_is_drawn(tmp_path):
     gold = sum(1 for i in range(0, len(data), 3)
                if abs(data[i] - 0xf4) < 20 and abs(data[i + 1] - 0xc4) < 20 and abs(data[i + 2] - 0x30) < 30)
     assert gold > 50                                      # the icon's yellow disc, drawn on the card
+
+
+def _first_card_page(manifest: dict) -> int:
+    return next(n for n, page in enumerate(manifest["pages"]) if page["role"].startswith("cards"))
+
+
+def _deck(manifest: dict) -> dict:
+    return next(c for c in manifest["components"] if c["kind"] == "deck")
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda m: m["pages"][1].pop("role"), "pages[1].role: missing"),
+    (lambda m: m.pop("components"), "components: missing"),
+    (lambda m: m["pages"][_first_card_page(m)]["slots"][0].__setitem__("trim", "wide"),
+     "pages[{card}].slots[0].trim: input should be a list, not 'wide'"),
+    (lambda m: m["pages"][_first_card_page(m)]["slots"][0].pop("copy"), "pages[{card}].slots[0].copy: missing"),
+    (lambda m: m["pages"][_first_card_page(m)].__setitem__("number", 999),
+     "pages[{card}].number: 999 is not a page of the PDF (1 to {pages})"),
+    (lambda m: m["pages"][_first_card_page(m)]["slots"][0].__setitem__("component", "nope"),
+     "pages[{card}].slots[0]: its component 'nope' is no deck the manifest lists"),
+    (lambda m: m.__setitem__("print", None), "print: input should be a JSON object, not None"),
+    (lambda m: _deck(m).pop("trim_mm"), "components[{deck}].trim_mm: missing"),
+    (lambda m: m["pages"][0].__setitem__("number", "1"), "pages[0].number: input should be a valid integer, not '1'"),
+    (lambda m: m["pages"].__setitem__(0, 5), "pages[0]: input should be a JSON object, not 5"),
+    (lambda m: m.clear() or m.update(pages="all"), "pages: input should be a valid list, not 'all'"),
+])
+def test_preflight_of_a_manifest_it_cannot_read_is_one_line_naming_where(market_pack, tmp_path, edit, said):
+    """`pnp preflight FILE.pdf` reads whatever manifest lies beside the file: one edited by hand
+    is a finding that names the field, exit status 1, never an internal error."""
+    pdf = tmp_path / "pack.pdf"
+    shutil.copyfile(market_pack, pdf)
+    manifest = json.loads(market_pack.with_suffix(".json").read_text(encoding="utf-8"))
+    where = {"card": _first_card_page(manifest), "pages": len(manifest["pages"]),
+             "deck": manifest["components"].index(_deck(manifest))}
+    edit(manifest)
+    (tmp_path / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = pnp(tmp_path, "preflight", str(pdf))
+    assert result.exit_code == 1
+    assert f"{pdf}: the manifest pack.json does not describe a pack: {said.format(**where)}" in result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
+
+
+def test_preflight_of_its_own_manifest_finds_nothing_to_say_about_it(market_pack):
+    result = pnp(market_pack.parent, "preflight", str(market_pack))
+    assert result.exit_code == 0, result.output
+    assert "does not describe" not in result.output

@@ -42,3 +42,22 @@ def test_no_process_to_be_had_is_an_oserror_and_leaks_nothing(monkeypatch):
         Helper(lambda: b"never")
     if before is not None:
         assert len(os.listdir("/proc/self/fd")) == before
+
+
+def _frozen(_):
+    import gc
+    return gc.get_freeze_count()
+
+
+def test_a_render_worker_leaves_what_it_inherited_out_of_its_collections():
+    """A worker's full collections would walk (and so copy) the whole heap it shares with the
+    build's process; it freezes that heap when it starts."""
+    import gc
+    from generator.render.workers import worker_pool
+    inherited = [[n] for n in range(10_000)]          # containers the collector tracks
+    gc.collect()
+    before = gc.get_freeze_count()
+    with worker_pool(2) as pool:
+        counts = list(pool.map(_frozen, range(4)))
+    assert all(count >= before + len(inherited) for count in counts)
+    assert gc.get_freeze_count() == before            # this process is left as it was

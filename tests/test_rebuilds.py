@@ -14,6 +14,7 @@ import pikepdf
 import pytest
 from PIL import Image
 
+from generator.errors import PnpError, Problem
 from generator.source.assets import Assets
 from generator.sheets.kit import build_game, check_game, faces_for
 from generator.source.project import Project, isolate_fonts
@@ -542,3 +543,81 @@ def test_page_one_tells_how_to_cut_boards_only_in_a_pack_that_has_some(tmp_path,
     assert "裁切" in first and board_line not in first.replace("\n", "")
     with_board = page_text(cephiro_built.folder / f"cephiro-pillar-2p-a4{cephiro_built.suffix}.pdf", 1)
     assert board_line in with_board.replace("\n", "")
+
+
+# --- faces taken as they arrive (render(stream=True)) -------------------------------------------
+
+class _Face:
+    def __init__(self, direct):
+        self.direct = direct
+
+
+def _arrivals(log, fail_at=None):
+    """A stand-in for _render_missing(pooled=True): a marker, then two faces a batch."""
+    try:
+        yield None
+        for batch in range(3):
+            if batch == fail_at:
+                raise PnpError(Problem("cards/x.yaml", 3, f"batch {batch} cannot be drawn"))
+            log.append(f"batch {batch}")
+            for n in range(2):
+                direct = f"d{2 * batch + n}"
+                yield direct, f"k{2 * batch + n}", {}, b"%PDF"
+    finally:
+        log.append("closed")
+
+
+def _streamed(log, fail_at=None):
+    from generator.render.cards import Rendered
+    rendered, arrived, finished = Rendered(None), [], []
+
+    def take(direct, key, inputs, data):
+        arrived.append(direct)
+        rendered.keys[direct] = key
+
+    rendered.expect(_arrivals(log, fail_at), take, lambda: finished.append(True))
+    return rendered, arrived, finished
+
+
+def test_a_streamed_render_gives_each_face_when_it_arrives_and_all_at_the_end():
+    log = []
+    rendered, arrived, finished = _streamed(log)
+    assert arrived == [] and log == []                      # expect() stops at the marker
+    assert rendered.key_of(_Face("d2")) == "k2"             # waits for the batch holding it, no further
+    assert arrived == ["d0", "d1", "d2"] and log == ["batch 0", "batch 1"] and not finished
+    assert rendered.key_of(_Face("d0")) == "k0"             # arrived already: nothing more taken
+    assert arrived == ["d0", "d1", "d2"]
+    rendered.finish()
+    assert arrived == [f"d{n}" for n in range(6)] and finished == [True] and log[-1] == "closed"
+    rendered.finish()                                       # once only
+    assert finished == [True]
+
+
+def test_a_face_that_cannot_be_drawn_is_raised_where_it_is_waited_for_and_nothing_more_is_taken():
+    log = []
+    rendered, arrived, finished = _streamed(log, fail_at=1)
+    with pytest.raises(PnpError, match="batch 1 cannot be drawn"):
+        rendered.key_of(_Face("d3"))
+    assert arrived == ["d0", "d1"] and not finished
+    rendered.finish()                                       # nothing left to wait for
+    with pytest.raises(KeyError):
+        rendered.key_of(_Face("d3"))
+    assert not finished
+
+
+def test_a_build_that_stops_taking_faces_closes_their_source():
+    log = []
+    rendered, arrived, finished = _streamed(log)
+    rendered.key_of(_Face("d0"))
+    rendered.close()
+    assert log == ["batch 0", "closed"] and not finished
+    rendered.finish()                                       # closed: nothing more comes
+    assert arrived == ["d0"]
+
+
+def test_without_a_marker_every_face_is_taken_at_once():
+    from generator.render.cards import Rendered
+    rendered, arrived = Rendered(None), []
+    rendered.expect(iter([("d0", "k0", {}, b""), ("d1", "k1", {}, b"")]), lambda d, *_: arrived.append(d),
+                    lambda: arrived.append("done"))
+    assert arrived == ["d0", "d1", "done"]

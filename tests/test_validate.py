@@ -128,11 +128,13 @@ def test_text_that_cannot_fit_fails_naming_the_card(cephiro):
     edit(cephiro, "oaths.yaml", "effect: 你可以重新分配本轮的 ♡ 与 ✧。",
          "effect: " + "你可以重新分配本轮的 ♡ 与 ✧，" * 14 + "。")
     edit(cephiro, "oaths.yaml", "    effect: {type: rich, max_length: 60}", "    effect: {type: rich}")
-    result = pnp(cephiro, "build", GAME, "--players", "4", "--paper", "a4")
+    result = pnp(cephiro, "build", GAME, "--players", "4", "--paper", "a4", "--jobs", "2")
     line = line_of(cephiro, "oaths.yaml", "  - id: mist")
     assert result.exit_code == 1
     assert (f"cards/{GAME}/oaths.yaml:{line}: oaths/mist (face): the zh-Hans text does not fit its box in "
             "cephiro-pillar/oath.html even at 76 % size") in result.output
+    # drawn by two worker processes while the first sheets are imposed: still nothing is written
+    assert not list((cephiro / "build" / GAME).glob("*.pdf"))
 
 
 def test_slightly_long_text_is_shrunk_not_refused(cephiro):

@@ -158,7 +158,7 @@ def _glyph_count(program) -> int | None:
     return count or None        # 0: a bare CFF program or unreadable, not counted
 
 
-def fonts(pdf: pikepdf.Pdf, memo=None, same: dict | None = None) -> dict:
+def fonts(pdf: pikepdf.Pdf, memo=None, same: dict | None = None, selected: dict | None = None) -> dict:
     """Every font the document draws with, what it embeds and which glyphs it uses.
     A form XObject shared by many pages (a card back) is read once. With a memo
     (check/checked.py), a form whose raw bytes an earlier check read has its glyphs taken from
@@ -167,7 +167,9 @@ def fonts(pdf: pikepdf.Pdf, memo=None, same: dict | None = None) -> dict:
     glyphs it draws as recorded then ([[font number, generation, glyph ids]]): added without a
     read, in the page order a read would add them. With a memo, what each page read draws is
     left in memo.page_glyphs (None for a page drawing with a font that is not an object of its
-    own, which a record cannot name)."""
+    own, which a record cannot name). `selected`, if given, gets the font names each content
+    stream it parses selects (Tf), by the stream's (or page's) object: a later check of them
+    need not parse it again."""
     uses: dict = {}
     seen: set = set()
     drawn_by: dict = {}        # form -> [(font, glyph ids)] it and the forms inside it draw
@@ -176,7 +178,7 @@ def fonts(pdf: pikepdf.Pdf, memo=None, same: dict | None = None) -> dict:
         if depth > 8 or resources is None:
             return []
         font_dict = resources.get("/Font", {})
-        drawn = _text_drawn(content_owner, font_dict, uses, memo)
+        drawn = _text_drawn(content_owner, font_dict, uses, memo, selected)
         if drawn is None:
             return None
         for xobj in resources.get("/XObject", {}).values():
@@ -213,14 +215,14 @@ def _merged(drawn: list | None) -> list | None:
     return [[num, gen, sorted(gids)] for (num, gen), gids in merged.items()]
 
 
-def _text_drawn(content_owner, font_dict, uses: dict, memo) -> list | None:
+def _text_drawn(content_owner, font_dict, uses: dict, memo, selected: dict | None = None) -> list | None:
     """Add the glyphs one content stream draws to uses, from the memo when it has them; what it
     draws, [(font, glyph ids)], or None when the stream cannot be parsed."""
     key = memo.form_key(content_owner) if memo is not None and isinstance(content_owner, pikepdf.Stream) else None
     recorded = memo.glyphs(key) if key else None
     if recorded is not None and _replay(recorded, font_dict, uses):
         return _by_font(recorded, font_dict)
-    drawn = _scan_text(content_owner, font_dict, uses)
+    drawn = _scan_text(content_owner, font_dict, uses, selected)
     if drawn is None:
         return None
     if key:
@@ -247,20 +249,28 @@ def _replay(recorded: list, font_dict, uses: dict) -> bool:
     return True
 
 
-def _scan_text(content_owner, font_dict, uses: dict) -> list | None:
+def content_key(owner) -> tuple | None:
+    """The object a page's or form's content is read from, or None for a direct one."""
+    obj = owner.obj if isinstance(owner, pikepdf.Page) else owner
+    return obj.objgen if obj.is_indirect else None
+
+
+def _scan_text(content_owner, font_dict, uses: dict, selected: dict | None = None) -> list | None:
     """Parse one content stream's text operators into uses; what it draws, as [(font resource
     name, font subtype, glyph ids)] in the order the fonts are first selected, or None when it
-    cannot be parsed."""
+    cannot be parsed. `selected` gets every font name it selects, by content_key."""
     drawn: dict[str, tuple[str, set]] = {}
     current = name = None
     try:   # only the operators that matter here: the parse is done in C++
         instructions = pikepdf.parse_content_stream(content_owner, "Tf Tj TJ ' \"")
     except pikepdf.PdfError:
         return None
+    names = []
     for operands, op in instructions:
         op = str(op)
         if op == "Tf":
             name = str(operands[0])
+            names.append(name)
             font = font_dict.get(name)
             current = _use(uses, font) if font is not None else None
             if current is not None:
@@ -276,6 +286,9 @@ def _scan_text(content_owner, font_dict, uses: dict) -> list | None:
                         glyphs = set(data)
                     current.used.update(glyphs)
                     drawn[name][1].update(glyphs)
+    key = content_key(content_owner) if selected is not None else None
+    if key is not None:
+        selected[key] = names
     return [[n, subtype, sorted(g)] for n, (subtype, g) in drawn.items()]
 
 

@@ -34,7 +34,8 @@ import pypdfium2.raw as pdfium_c
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
-from generator.check.pdfread import MM, font_resources, fonts, images, walk
+from generator.check.manifest import problem as manifest_problem
+from generator.check.pdfread import MM, content_key, font_resources, fonts, images, walk
 from generator.source.words import count
 
 TOLERANCE = 0.01     # mm
@@ -64,9 +65,10 @@ class Report:
 
 
 def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | None = None,
-              memo: Memo | None = None, jobs: int = 1) -> Report:
+              memo: Memo | None = None, jobs: int = 1, foreign: bool = False) -> Report:
     """Check the written file; with `jobs` > 1, the glyphs of many card pages are measured in a
-    second process meanwhile (SafeText)."""
+    second process meanwhile (SafeText). A `foreign` manifest (not the one the build just wrote
+    with the file) is first checked for every field the checks read (check/manifest.py)."""
     manifest_path = manifest_path or pdf_path.with_suffix(".json")
     report = Report(display or str(pdf_path))
     try:
@@ -80,6 +82,10 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         report.findings.append(f"cannot read the manifest {manifest_path.name}: {exc}")
         return report
     report.pages = len(pdf.pages)
+    unreadable = manifest_problem(manifest, report.pages) if foreign else None
+    if unreadable:
+        report.findings.append(f"the manifest {manifest_path.name} does not describe a pack: {unreadable}")
+        return report
     if report.pages != len(manifest["pages"]):
         report.findings.append(f"the PDF has {report.pages} pages, the manifest lists {len(manifest['pages'])}")
         return report
@@ -89,7 +95,8 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         same = memo.unchanged_pages(pdf_path.read_bytes(), pdf)
     safe_text = SafeText(pdf_path, manifest, skip=set(same or ()), jobs=jobs)
     try:
-        uses = fonts(pdf, memo, same)    # before the pages: a page key hashes the glyphs its forms draw
+        selected: dict = {}              # the fonts each content stream read selects (Tf)
+        uses = fonts(pdf, memo, same, selected)  # before the pages: a page key hashes the glyphs its forms draw
         pages = _Pages(memo, manifest) if memo is not None else None
         _check_cards(pdf, manifest, report, pages)
         safe_text.check(report, pages)
@@ -99,7 +106,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_rulebook(pdf, manifest, report, pages)
     _check_fonts(uses, report)
     _check_font_resources(pdf, report, memo)
-    _check_fonts_selected(pdf, report, pages)
+    _check_fonts_selected(pdf, report, pages, selected)
     _check_images(pdf, report, memo)
     if pages is not None:
         pages.record(pdf)
@@ -308,52 +315,64 @@ class SafeText:
 
 
 def _safe_text_on_page(page, entry, safe: dict) -> list[str]:
-    """The findings of one card page; `safe`: each deck's safe margin (a shared sheet holds several decks)."""
+    """The findings of one card page; `safe`: each deck's safe margin (a shared sheet holds several decks).
+    A page has tens of thousands of characters: each slot's numbers are looked up once a page, and
+    a character's box is worked out as plain numbers (the same arithmetic as a Rect of it)."""
     height = page.get_size()[1]
     text = page.get_textpage()
+    slots = []
+    for slot in entry["slots"]:
+        x, y, w, h = slot["bleed"]
+        margin = safe.get(slot.get("component", entry.get("component"))) or 0.0
+        tx, ty, tw, th = slot["trim"]
+        slots.append((x, y, x + w, y + h, tx + margin, ty + margin, tx + tw - margin, ty + th - margin, margin,
+                      (slot["card"], slot["side"]), slot["copy"]))
     outside: dict[tuple, list] = {}
-    for char, (left, bottom, right, top) in _chars(text):
-        if not char.strip() or char in "\ufffe\ufeff":
+    for char, left, bottom, right, top in _chars(text):
+        bx, by, bw, bh = left * MM, (height - top) * MM, (right - left) * MM, (top - bottom) * MM
+        if bw <= 0 or bh <= 0:
             continue
-        box = Rect(left * MM, (height - top) * MM, (right - left) * MM, (top - bottom) * MM)
-        if box.w <= 0 or box.h <= 0:
-            continue
-        cx, cy = box.x + box.w / 2, box.y + box.h / 2
-        for slot in entry["slots"]:
-            x, y, w, h = slot["bleed"]
-            margin = safe.get(slot.get("component", entry.get("component"))) or 0.0
-            if x <= cx <= x + w and y <= cy <= y + h:
-                tx, ty, tw, th = slot["trim"]
-                over = max(tx + margin - box.x, ty + margin - box.y, box.x + box.w - (tx + tw - margin),
-                           box.y + box.h - (ty + th - margin))
+        cx, cy = bx + bw / 2, by + bh / 2
+        for x0, y0, x1, y1, left_safe, top_safe, right_safe, bottom_safe, margin, card, copy in slots:
+            if x0 <= cx <= x1 and y0 <= cy <= y1:
+                over = max(left_safe - bx, top_safe - by, bx + bw - right_safe, by + bh - bottom_safe)
                 if over > SAFE_TOLERANCE:
-                    found = outside.setdefault((slot["card"], slot["side"]), [0.0, "", slot["copy"], margin])
+                    found = outside.setdefault(card, [0.0, "", copy, margin])
                     found[0] = max(found[0], over)
-                    if slot["copy"] == found[2] and len(found[1]) < 12:     # each copy prints the same
+                    if copy == found[2] and len(found[1]) < 12:     # each copy prints the same
                         found[1] += char
                 break
     return [f"page {entry['number']}, card {card} ({side}): text {chars!r} runs {over:.1f} mm "
             f"outside the {margin:g} mm safe area" for (card, side), (over, chars, _, margin) in outside.items()]
 
 
-def _chars(text) -> Iterator[tuple[str, tuple[float, float, float, float]]]:
-    """Each character pdfium reads on a page, with its box (left, bottom, right, top), by pdfium's
-    own calls (pypdfium2's helpers make several calls and a buffer for each character, most of the
-    time of a cold build's preflight). A character pdfium leaves out of the page's text (one it made up,
-    or one without a Unicode value) is passed over, as the page's text passes over it."""
+_BLANK = frozenset(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                   "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufffe\ufeff")
+
+
+def _chars(text) -> Iterator[tuple[str, float, float, float, float]]:
+    """Each character pdfium reads on a page that is not blank (white space, a byte-order mark),
+    with its box (left, bottom, right, top), by pdfium's own calls (pypdfium2's helpers make
+    several calls and a buffer for each character, most of the time of a cold build's
+    preflight). A character pdfium leaves out of the page's text (one it made up, or one without
+    a Unicode value) is passed over, as the page's text passes over it."""
     raw = text.raw
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    index_of, unicode, box = (pdfium_c.FPDFText_GetTextIndexFromCharIndex, pdfium_c.FPDFText_GetUnicode,
+                              pdfium_c.FPDFText_GetCharBox)
     for index in range(pdfium_c.FPDFText_CountChars(raw)):
-        if pdfium_c.FPDFText_GetTextIndexFromCharIndex(raw, index) < 0:
+        if index_of(raw, index) < 0:
             continue
-        code = pdfium_c.FPDFText_GetUnicode(raw, index)
-        if not pdfium_c.FPDFText_GetCharBox(raw, index, left, right, bottom, top):
+        code = unicode(raw, index)
+        if not box(raw, index, left, right, bottom, top):
             continue
         # a control code stands for something else in the text (a line-end hyphen is 2 here and
         # U+FFFE there), and a half of a surrogate pair for nothing: those are read as the text
         # reads them
         char = chr(code) if 0x20 <= code < 0xD800 or 0xE000 <= code < 0x110000 else text.get_text_range(index, 1)
-        yield char, (left.value, bottom.value, right.value, top.value)
+        if char in _BLANK or not char.strip():
+            continue
+        yield char, left.value, bottom.value, right.value, top.value
 
 
 def _check_back(entry, backs: list[Rect], fronts: list[Rect] | None, placed, duplex, offset, report) -> None:
@@ -449,19 +468,23 @@ def _check_fonts(uses: dict, report: Report) -> None:
                                    f"(ids {', '.join(map(str, use.missing[:5]))})")
 
 
-def _check_fonts_selected(pdf, report: Report, pages: _Pages | None = None) -> None:
+def _check_fonts_selected(pdf, report: Report, pages: _Pages | None = None, read: dict | None = None) -> None:
     """Every font a page or form selects (Tf) is in its resources: a viewer draws text set in a
-    missing one in some substitute font, or not at all."""
+    missing one in some substitute font, or not at all. `read`: the fonts the content streams
+    the glyph count parsed select (pdfread.fonts), each stream parsed once."""
     faulty: dict = {}       # form -> whether it or a form inside it selects a font not listed
+    read = read or {}
 
     def visit(owner, inherited, where: str) -> bool:
         resources = owner.get("/Resources") or inherited
         fonts = resources.get("/Font", {}) if isinstance(resources, pikepdf.Dictionary) else {}
-        try:
-            selected = {str(ops[0]) for ops, _ in pikepdf.parse_content_stream(owner, "Tf")}
-        except pikepdf.PdfError:
-            return False
-        missing = sorted(selected - set(fonts.keys()))
+        names = read.get(content_key(owner))
+        if names is None:
+            try:
+                names = [str(ops[0]) for ops, _ in pikepdf.parse_content_stream(owner, "Tf")]
+            except pikepdf.PdfError:
+                return False
+        missing = sorted(set(names) - set(fonts.keys()))
         for name in missing:
             report.findings.append(f"{where}: text is set in font {name}, which its resources do not list")
         found = bool(missing)

@@ -21,7 +21,7 @@ import pikepdf
 from jinja2 import pass_context, TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from generator.source.assets import Assets, describe_char
-from generator.source.context import card_data, game_context, plain
+from generator.source.context import card_data, game_context, plain, plain_context
 from generator.check.expr import LimitError, guarded
 from generator.render.art import ArtPlacer, Coarse
 from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
@@ -111,6 +111,7 @@ class Rendered:
     fresh: list = field(default_factory=list)     # labels of the faces rendered now (not cached)
     keys: dict = field(default_factory=dict)      # direct key -> key
     stored: dict = field(default_factory=dict)    # key -> sha256 of its checked cache entry
+    _results: object = field(default=None, repr=False)    # faces still to come (expect)
 
     def __post_init__(self):
         self.pages = _Pages(self)
@@ -123,6 +124,46 @@ class Rendered:
     def add_stored(self, direct: str, key: str, sha: str) -> None:
         self.stored[key] = sha
         self.keys[direct] = key
+
+    def expect(self, results, arrived: Callable, finished: Callable) -> None:
+        """Faces still to come: `results` gives (direct key, key, inputs, bytes) for each, perhaps
+        after a None that says the rest is being drawn elsewhere meanwhile; `arrived` takes each,
+        `finished` runs once all have. Taken now up to that None (all of them if there is none)."""
+        self._results, self._arrived, self._finished = iter(results), arrived, finished
+        while self._results is not None and self._take() is not None:
+            pass
+
+    def _take(self):
+        """The next face to come, taken in (None at a marker); False once none is left."""
+        try:
+            item = next(self._results)
+        except StopIteration:
+            self._results = None
+            self._finished()
+            return False
+        except BaseException:
+            self._results = None      # a rendering problem: nothing more will come
+            raise
+        if item is not None:
+            self._arrived(*item)
+        return item
+
+    def finish(self) -> None:
+        """Wait for every face still being drawn (raising the first problem of one)."""
+        while self._results is not None:
+            self._take()
+
+    def close(self) -> None:
+        """Stop taking faces (a build that failed): chunks not yet begun are not drawn."""
+        results, self._results = self._results, None
+        if results is not None:
+            results.close()
+
+    def key_of(self, face) -> str:
+        """A face's key, once it is drawn: a face still being drawn is waited for."""
+        while face.direct not in self.keys and self._results is not None:
+            self._take()
+        return self.keys[face.direct]
 
     def lazy(self, key: str):
         """A stand-in for the page that opens it only when something reads it (a sheet kept
@@ -248,6 +289,13 @@ class CardRenderer:
         a new one for a card that is not in a deck's list."""
         return self._cards_plain.get(id(card)) or card_data(card)
 
+    def _deck_data(self, deck: Deck) -> dict:
+        """A deck's plain spec with its id, made once a build."""
+        known = vars(self).setdefault("_decks_plain", {})
+        if deck.id not in known:
+            known[deck.id] = {**plain(deck.spec), "id": deck.id}
+        return known[deck.id]
+
     @functools.cached_property
     def _cards_plain(self) -> dict[int, dict]:
         decks = game_context(self.game)["decks"]
@@ -314,12 +362,14 @@ class CardRenderer:
 
     def _fragment(self, face: Face, fit: float) -> str:
         card = face.card
-        player = self._player(face.deck, card)
         w, h = face.deck.trim
-        context = game_context(self.game, card=card_data(card) if card is not None else None,
-                               deck={**plain(face.deck.spec), "id": face.deck.id}, colours=self.colours,
-                               player=player, fit=fit, side=face.side, trim={"width": w, "height": h},
-                               bleed=face.deck.bleed, safe=face.deck.safe, lang=self.game.spec.language)
+        # plain data made once a build and shared (the sandbox lets no template change it): the
+        # card's own copy in the game's context, the deck's, the players' colours
+        context = plain_context(self.game, card=self._card_data(card) if card is not None else None,
+                                deck=self._deck_data(face.deck), colours=self.colours,
+                                player=self._player(face.deck, card), fit=fit, side=face.side,
+                                trim={"width": w, "height": h}, bleed=face.deck.bleed, safe=face.deck.safe,
+                                lang=self.game.spec.language)
         translate = self.game.translate
         context["_"] = lambda text: translate(text)        # the game's own translations (its i18n/<lang>.yaml)
         for name in WATCHED:
@@ -365,9 +415,14 @@ class CardRenderer:
         return face.source
 
     # --- rendering ------------------------------------------------------------------------
-    def render(self, faces: list[Face], jobs: int = 1, progress=None) -> "Rendered":
+    def render(self, faces: list[Face], jobs: int = 1, progress=None, stream: bool = False) -> "Rendered":
         """Every distinct face as a canonical one-page PDF, from the cache when it is there,
-        else rendered (in `jobs` processes) and stored. Pages are looked up by key."""
+        else rendered (in `jobs` processes) and stored. Pages are looked up by key.
+
+        With `stream`, faces rendered by worker processes are taken as each batch arrives: the
+        call returns once the workers have their work, and `Rendered.key_of` waits for a face
+        still being drawn, so a build imposes the first sheets while the last faces render.
+        `Rendered.finish()` waits for them all (and raises the first rendering problem)."""
         unique = {f.direct: f for f in faces}
         rendered = Rendered(self.cache)
         missing = []
@@ -380,18 +435,25 @@ class CardRenderer:
             rendered.add_stored(direct, key, sha)
             self._note(inputs)
         if self._rekeyed([f for f in missing if f.memo], faces):
-            return self.render(faces, jobs, progress)      # looked up again under their right keys
+            return self.render(faces, jobs, progress, stream)      # looked up again under their right keys
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
         advance = progress(len(missing)) if progress is not None and missing else None
-        for direct, key, inputs, data in self._render_missing(missing, jobs, advance):
+
+        def arrived(direct: str, key: str, inputs: dict, data: bytes) -> None:
             sha = hashlib.sha256(data).hexdigest()
             rendered.add_stored(direct, key, sha)      # in the cache now: opened when a sheet places it
             rendered.fresh.append(unique[direct].label)
             self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
             self.cache.remember(direct, key, sha, inputs)
-        self.cache.save_index()
-        for face in faces:
-            face.key = rendered.keys[face.direct]
+
+        def finished() -> None:
+            self.cache.save_index()
+            for face in faces:
+                face.key = rendered.keys[face.direct]
+
+        rendered.expect(self._render_missing(missing, jobs, advance, pooled=stream), arrived, finished)
+        if not stream:
+            rendered.finish()
         return rendered
 
     def _rekeyed(self, taken: list[Face], faces: list[Face]) -> bool:
@@ -413,8 +475,11 @@ class CardRenderer:
             self.memo.save()        # saved before the faces were drawn: without the entry now
         return bool(wrong)
 
-    def _render_missing(self, faces: list[Face], jobs: int, progress):
-        """(key, canonical PDF bytes) for each face, rendered in chunks, in parallel if jobs > 1."""
+    def _render_missing(self, faces: list[Face], jobs: int, progress, pooled: bool = False):
+        """(direct key, key, inputs, canonical PDF bytes) for each face, rendered in chunks, in
+        parallel if jobs > 1. With `pooled`, the first item is a marker (None), given as soon as
+        the worker processes have their chunks, so the caller may go on meanwhile; it is given
+        only when there are worker processes (faces drawn in this process are drawn at once)."""
         chunks = []
         groups: dict[tuple, list[Face]] = {}
         for face in faces:
@@ -430,10 +495,17 @@ class CardRenderer:
         global _WORKER
         _WORKER = (self, chunks)
         self.fetcher      # load WeasyPrint before forking: the workers share it instead of each loading it
-        with worker_pool(jobs) as pool:
-            for result in pool.map(_render_chunk_in_worker, range(len(chunks))):
+        pool = worker_pool(jobs)
+        try:
+            results = pool.map(_render_chunk_in_worker, range(len(chunks)))
+            if pooled:
+                yield None
+            for result in results:
                 yield from self._collect(result, progress)
-        _WORKER = None
+        finally:
+            # a build that failed, or stopped taking faces, does not wait for chunks not yet begun
+            pool.shutdown(wait=True, cancel_futures=True)
+            _WORKER = None
 
     @staticmethod
     def _collect(result, progress):

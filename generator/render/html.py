@@ -90,8 +90,11 @@ class RecordingLoader(FileSystemLoader):
 
     def candidates(self, template: str) -> list[str]:
         """Every place the template is looked for, in order: the one used depends on the
-        places before it holding no such file."""
-        return [str(Path(root, *template.split("/"))) for root in self.searchpath]
+        places before it holding no such file. (Asked on every render: worked out once a name.)"""
+        known = vars(self).setdefault("_candidates", {})
+        if template not in known:
+            known[template] = [str(Path(root, *template.split("/"))) for root in self.searchpath]
+        return known[template]
 
 
 def _note_template_look_ups(env, loader: RecordingLoader) -> None:

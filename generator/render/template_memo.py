@@ -107,6 +107,7 @@ class TemplateMemo:
         self._old = self._load()
         self._new: dict[str, dict] = {}
         self._checked: dict[tuple, bool] = {}     # input sets verified in this run
+        self._names: dict[str, tuple[Path, str]] = {}     # a file's path and recorded name, by either
         self._forgotten = False
 
     def _load(self) -> dict:
@@ -145,11 +146,18 @@ class TemplateMemo:
         if name.startswith("<"):
             value = self._values.get(name)
             return value() if value is not None else None
-        return self._current(absolute_name(self.root, name)) or ABSENT
+        return self._current(self._name(name)[0]) or ABSENT
+
+    def _name(self, name: str) -> tuple[Path, str]:
+        """(the path, the recorded name) of a file looked up by either: every face of a deck looks
+        up the same few files."""
+        if name not in self._names:
+            self._names[name] = (absolute_name(self.root, name), relative_name(self.root, name))
+        return self._names[name]
 
     def put(self, key: str, direct: str, looked: set[str], coarse: list) -> dict[str, str]:
         """Remember a template's result; returns the inputs recorded."""
-        inputs = {relative_name(self.root, p): self._now(p) for p in sorted(looked)}
+        inputs = {self._name(p)[1]: self._now(p) for p in sorted(looked)}
         self._new[key] = {"direct": direct, "inputs": inputs, "coarse": coarse, "added": True}
         return inputs
 

@@ -7,6 +7,7 @@ queue closes, after the chunk in hand.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -16,4 +17,14 @@ from generator.processes import die_with_parent
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                               initializer=die_with_parent, initargs=(os.getpid(),))
+                               initializer=start_worker, initargs=(os.getpid(),))
+
+
+def start_worker(parent: int) -> None:
+    """A new worker dies with its parent, and leaves what it inherited out of its collector's
+    walk: the parent's heap (WeasyPrint, the game, the faces' HTML) lives as long as the worker,
+    and each full collection walked all of it again, writing to every object's header and so
+    copying the pages it shares with the parent (deck450: 0.15 → 0.06 s of collecting a worker,
+    a cold build 0.1 s shorter)."""
+    die_with_parent(parent)
+    gc.freeze()

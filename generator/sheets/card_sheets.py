@@ -166,7 +166,8 @@ class CardSheets:
                                                                                   chunk):
             deck = self.game.decks[section.id]
             face = self.faces[(deck.id, card.id, side)]
-            placements.append((face.key, self.rendered.lazy(face.key), trim, clip, deck.bleed,
+            key = self.rendered.key_of(face)        # waits for a face still being drawn
+            placements.append((key, self.rendered.lazy(key), trim, clip, deck.bleed,
                                slot_label(deck.id, card, side)))
             rotations.append(rotation)
             slots.append({"card": card.uid, "component": deck.id, "copy": copy,
@@ -204,7 +205,8 @@ class CardSheets:
             deck = self.game.decks[section.id]
             for side, slot in (("face", front_slot), ("back", back_slot)):
                 face = self.faces[(deck.id, card.id, side)]
-                placements.append((face.key, self.rendered.lazy(face.key), slot.trim, slot.bleed, deck.bleed,
+                key = self.rendered.key_of(face)
+                placements.append((key, self.rendered.lazy(key), slot.trim, slot.bleed, deck.bleed,
                                    slot_label(deck.id, card, side)))
                 slots.append({"card": card.uid, "component": deck.id, "copy": copy,
                               "side": "front" if side == "face" else "back",

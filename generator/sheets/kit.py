@@ -239,19 +239,32 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     faces = faces_for(game, renderer, packs)
     for problem in coarse_art(renderer, options.draft):
         say(f"warning: {problem}")
-    rendered = renderer.render(list(faces.values()), jobs=jobs,
+    # Faces drawn by worker processes arrive while the first pack is imposed (cards.py, stream).
+    rendered = renderer.render(list(faces.values()), jobs=jobs, stream=True,
                                progress=(lambda total: progress(label, total)) if progress else None)
+    try:
+        rulebook = RulebookRenderer(project, assets, game, renderer)
+        builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
+        rules = _rules(game, assets, rulebook, papers, options)
+        for pack in packs:          # every rulebook laid out (and checked) before any file is written
+            builder._rules_section(pack)
+        paper_list = papers or list(PAPERS)
+        ahead = builder.build(packs[0], paper_list[0]) if packs else None    # imposed while faces still render
+        rendered.finish()
+    except PnpError:
+        rendered.finish()           # a face that cannot be drawn is the problem reported, as before
+        raise
+    finally:
+        rendered.close()
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
-    rulebook = RulebookRenderer(project, assets, game, renderer)
-    builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
-    rules = _rules(game, assets, rulebook, papers, options)
-    for pack in packs:          # every rulebook laid out (and checked) before any file is written
-        builder._rules_section(pack)
     written = []
     for pack in packs:
-        for paper in papers or list(PAPERS):
-            pdf, manifest = builder.build(pack, paper)
+        for paper in paper_list:
+            if ahead is not None:
+                (pdf, manifest), ahead = ahead, None
+            else:
+                pdf, manifest = builder.build(pack, paper)
             try:
                 path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
                                           jobs=jobs)

@@ -178,7 +178,8 @@ class BoxSheets:
             return
         panel = _moved(net.panels()["back"], where["origin"])
         trim = Rect(panel.x + PLAY / 2, panel.y + PLAY / 2, deck.trim[0], deck.trim[1])
-        imposer.place(page, [(face.key, self.rendered.pages[face.key], trim, panel, deck.bleed, f"{deck.id} back")],
+        key = self.rendered.key_of(face)
+        imposer.place(page, [(key, self.rendered.pages[key], trim, panel, deck.bleed, f"{deck.id} back")],
                       page_size=tuple(where["page"]))
 
 

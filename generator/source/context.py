@@ -103,6 +103,12 @@ def game_context(game: Game, **extra: Any) -> dict:
     return {**base, **{name: _extra(value) for name, value in extra.items()}}
 
 
+def plain_context(game: Game, **extra: Any) -> dict:
+    """game_context for `extra` values that are plain already (made by plain(), or numbers and
+    text): not copied again. Card faces make one for every card of a deck."""
+    return {**_cached(game), **extra}
+
+
 def _extra(value: Any) -> Any:
     return pack_data(value) if isinstance(value, PackSpec) else plain(value)
 

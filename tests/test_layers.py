@@ -10,7 +10,8 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parent.parent / "generator"
 STAGES = ["source", "check", "render", "sheets", "export", "commands"]
-FOUNDATIONS = {"errors", "atomic", "collector", "geometry", "versions", "pdfbytes", "processes", "__init__"}
+FOUNDATIONS = {"errors", "atomic", "collector", "geometry", "versions", "pdfbytes", "processes", "callstack",
+               "__init__"}
 ENTRY = "__main__"          # `python -m generator`: above every stage
 
 

@@ -465,7 +465,8 @@ def run_command(request: dict) -> int:
     code = 0
     try:
         from generator.commands.cli import main as command
-        command()
+        from generator.callstack import roomy
+        roomy(command)                  # the same stack room whatever the server's frames below
     except SystemExit as exc:
         code = exit_status(exc.code)
     except KeyboardInterrupt:

@@ -15,9 +15,10 @@ def main() -> None:
     if code is not None:
         sys.exit(code)
     from generator.commands.cli import main as command
+    from generator.callstack import roomy
     code = 0
     try:
-        command()
+        roomy(command)      # a call stack with room, however pnp was started (callstack.py)
     except SystemExit as exc:       # how a click command ends, whatever its status
         code = server.exit_status(exc.code)
     finally:

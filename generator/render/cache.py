@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import json
 import os
 import shutil
 import stat as stat_module
@@ -226,10 +225,7 @@ class FaceCache:
         write_atomic(target, data, durable=False)
         entry = {"key": key, "sha256": hashlib.sha256(data).hexdigest(), "inputs": dict(sorted(inputs.items()))}
         entries = [entry] + [e for e in self.entries(direct) if e["key"] != key]
-        manifest = self._manifest(direct)
-        make_room(manifest)
-        write_atomic(manifest, (json.dumps({"entries": entries[:self.KEEP]}, indent=0) + "\n").encode(),
-                     durable=False)
+        write_record(self._manifest(direct), {"entries": entries[:self.KEEP]})     # by orjson: one a face
         return key
 
 

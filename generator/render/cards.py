@@ -35,6 +35,7 @@ from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watche
 from generator.render.html import (captured_warnings, fenced_fetcher, fresh_imports, jinja_env, printed_text,
                                    serious_warnings)
 from generator.render.workers import worker_pool
+from generator.callstack import roomy
 from generator.render.weasy import font_config, weasyprint, without_font_programs, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
@@ -148,6 +149,11 @@ class Rendered:
             self._arrived(*item)
         return item
 
+    @property
+    def pending(self) -> bool:
+        """Whether faces are still being drawn elsewhere."""
+        return self._results is not None
+
     def finish(self) -> None:
         """Wait for every face still being drawn (raising the first problem of one)."""
         while self._results is not None:
@@ -195,7 +201,7 @@ _WORKER = None      # (renderer, chunks) for forked workers
 
 def _render_chunk_in_worker(index: int):
     renderer, chunks = _WORKER
-    return renderer._render_chunk(*chunks[index])
+    return roomy(renderer._render_chunk, *chunks[index])     # (callstack.py says why)
 
 
 INK_SAVER_CSS = "base/ink-saver.css"

@@ -64,7 +64,7 @@ class InfoPage:
         fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
             data = path_free_pictures(weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
-                                                        url_fetcher=fetcher).write_pdf())
+                                                        url_fetcher=fetcher).write_pdf(font_config=self._fonts()))
         serious = serious_warnings(warnings, self.project.display)
         if serious:
             # a game's own info.html is what shows pictures and icons; the base page shows neither
@@ -73,6 +73,26 @@ class InfoPage:
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
         self.cache.put(direct, {relative_name(self.project.root, p): sha for p, sha in fetcher.fetched.items()}, data)
         return open_pdf(data)
+
+    def prepare(self) -> None:
+        """Load ahead what drawing page 1 takes besides its own layout: its template, compiled,
+        and its fonts, in the configuration it keeps. A cold build calls this while its first
+        faces are drawn in other processes, when it has nothing else to do."""
+        from generator.render.weasy import weasyprint
+        try:
+            self.env.get_template("base/info.html")
+        except TemplateError:
+            return                  # reported when the page is drawn, where it is
+        fetcher = fenced_fetcher(self.project.readable_roots())
+        with captured_warnings():
+            weasyprint().HTML(string=f"<style>{self.assets.font_face_css()}</style><p>1</p>",
+                              base_url=str(self.project.root) + "/", url_fetcher=fetcher).render(font_config=self._fonts())
+
+    def _fonts(self):
+        """Page 1's font configuration, kept by the process (render/weasy.py)."""
+        from generator.render.weasy import font_config
+        parts = [self.assets.font_face_css()] + [f"{font.path}:{self.hashes.of(font.path)}" for font in self.assets.fonts]
+        return font_config(hashlib.sha256("\0".join(parts).encode()).hexdigest(), purpose="info")
 
     def _html(self, context: dict) -> str:
         """The page's HTML; a failing template (a game's own info.html) is a located problem."""

@@ -56,19 +56,20 @@ def weasyprint():
     return module
 
 
-_FONT_CONFIGS: dict[str, object] = {}
+_FONT_CONFIGS: dict[str, tuple[str, object]] = {}      # purpose -> (key, its configuration)
 
 
-def font_config(key: str):
-    """One WeasyPrint FontConfiguration per process for a set of fonts (`key`: their @font-face
-    rules and the hash of each file). A new one loads fontconfig's configuration and every
-    @font-face font again, 0.1 s per document; a kept one has them. A changed font (pnp watch)
-    gets a new one: WeasyPrint knows a face by its rule, not by the file's bytes."""
-    config = _FONT_CONFIGS.get(key)
-    if config is None:
-        _FONT_CONFIGS.clear()
-        config = _FONT_CONFIGS[key] = weasyprint().text.fonts.FontConfiguration()
-    return config
+def font_config(key: str, purpose: str = "cards"):
+    """One WeasyPrint FontConfiguration per process, purpose and set of fonts (`key`: their
+    @font-face rules and the hash of each file). A new one loads fontconfig's configuration and
+    every @font-face font again, 0.1 s per document; a kept one has them. A changed font (pnp
+    watch) gets a new one: WeasyPrint knows a face by its rule, not by the file's bytes. Card
+    faces and page 1 keep one each: a game's own info.html may add @font-face rules, which
+    card faces must never see."""
+    kept = _FONT_CONFIGS.get(purpose)
+    if kept is None or kept[0] != key:
+        kept = _FONT_CONFIGS[purpose] = (key, weasyprint().text.fonts.FontConfiguration())
+    return kept[1]
 
 
 @contextlib.contextmanager

@@ -248,6 +248,8 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
         rules = _rules(game, assets, rulebook, papers, options)
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)
+        if rendered.pending:
+            builder.info.prepare()  # while the first faces are drawn: page 1's template and fonts
         paper_list = papers or list(PAPERS)
         ahead = builder.build(packs[0], paper_list[0]) if packs else None    # imposed while faces still render
         rendered.finish()

@@ -102,3 +102,36 @@ def test_a_new_process_ends_with_its_output_whole_and_its_status(tmp_path):
                             capture_output=True, text=True, env=env)
     assert failed.returncode == 1 and failed.stdout == ""
     assert failed.stderr.startswith("cards/no-such-game: no game 'no-such-game' (games: "), failed.stderr
+
+
+def test_a_build_leaves_no_font_folders_in_the_temporary_directory(tmp_path):
+    """WeasyPrint copies the fonts into a temporary folder per font configuration (5 MB with the
+    bundled CJK fonts) and removes it only when the configuration is freed, which os._exit
+    never does: the build's own process and each render worker remove theirs as they end."""
+    import os
+    import shutil
+    project, temporary = tmp_path / "project", tmp_path / "tmp"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    temporary.mkdir()
+    env = {**os.environ, "PNP_SERVER": "0", "TMPDIR": str(temporary)}
+    built = subprocess.run([str(ROOT / "pnp"), "--project", str(project), "build", "night-market", "--players", "2",
+                            "--paper", "a4", "--jobs", "2"], capture_output=True, text=True, env=env)
+    assert built.returncode == 0, built.stderr
+    assert "rendered" in built.stdout and not built.stdout.count("rendered 0 faces")
+    assert sorted(p.name for p in temporary.iterdir() if p.name.startswith("weasyprint-")) == []
+
+
+def test_a_configuration_inherited_from_a_forked_parent_keeps_the_parents_folder(tmp_path):
+    import os
+    config = weasy.font_config("inherited-fonts", purpose="test")
+    config._folder = folder = tmp_path / "fonts"
+    folder.mkdir()
+    pid = os.fork()
+    if pid == 0:                     # the child lets the parent's configuration go, as a worker does
+        weasy.release_font_configs()
+        os._exit(0 if folder.is_dir() else 1)
+    assert os.waitpid(pid, 0)[1] == 0 and folder.is_dir()
+    weasy.font_config("other-fonts", purpose="test")      # replaced here, in its own process: removed
+    assert not folder.exists()

@@ -19,6 +19,7 @@ is trimmed three ways, none of which changes a byte it draws:
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes.util
 import functools
@@ -26,6 +27,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import types
@@ -56,7 +58,7 @@ def weasyprint():
     return module
 
 
-_FONT_CONFIGS: dict[str, tuple[str, object]] = {}      # purpose -> (key, its configuration)
+_FONT_CONFIGS: dict[str, tuple[str, object, int]] = {}     # purpose -> (key, configuration, its process)
 
 
 def font_config(key: str, purpose: str = "cards"):
@@ -68,8 +70,33 @@ def font_config(key: str, purpose: str = "cards"):
     card faces must never see."""
     kept = _FONT_CONFIGS.get(purpose)
     if kept is None or kept[0] != key:
-        kept = _FONT_CONFIGS[purpose] = (key, weasyprint().text.fonts.FontConfiguration())
+        if kept is not None:
+            _let_go(*kept)
+        kept = _FONT_CONFIGS[purpose] = (key, weasyprint().text.fonts.FontConfiguration(), os.getpid())
     return kept[1]
+
+
+def release_font_configs() -> None:
+    """Remove the folders this process's font configurations copied their fonts into.
+
+    WeasyPrint copies each @font-face font into a temporary folder of its configuration's own
+    (5 MB with the bundled CJK fonts) and removes it when the configuration is freed; a pnp
+    process, and each render worker, ends with os._exit, which frees nothing: every build left
+    a folder per process in the temporary directory. This runs at the end of a command (an
+    exit function) and of a render worker (render/workers.py). A configuration inherited from
+    the process that forked this one is that process's: its folder is left alone."""
+    for purpose, kept in list(_FONT_CONFIGS.items()):
+        del _FONT_CONFIGS[purpose]
+        _let_go(*kept)
+
+
+def _let_go(key: str, config, owner: int) -> None:
+    folder, config._folder = getattr(config, "_folder", None), None    # its __del__ then removes nothing
+    if folder is not None and owner == os.getpid():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(release_font_configs)
 
 
 @contextlib.contextmanager

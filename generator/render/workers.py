@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.util
 import os
 from concurrent.futures import ProcessPoolExecutor
 
@@ -28,3 +29,6 @@ def start_worker(parent: int) -> None:
     a cold build 0.1 s shorter)."""
     die_with_parent(parent)
     gc.freeze()
+    # a worker ends with os._exit: what it must tidy runs as multiprocessing's own finalizer
+    from generator.render.weasy import release_font_configs
+    multiprocessing.util.Finalize(None, release_font_configs, exitpriority=10)

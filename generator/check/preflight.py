@@ -34,7 +34,6 @@ import pypdfium2.raw as pdfium_c
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
-from generator.check.manifest import problem as manifest_problem
 from generator.check.pdfread import MM, content_key, font_resources, fonts, images, walk
 from generator.source.words import count
 
@@ -82,7 +81,11 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         report.findings.append(f"cannot read the manifest {manifest_path.name}: {exc}")
         return report
     report.pages = len(pdf.pages)
-    unreadable = manifest_problem(manifest, report.pages) if foreign else None
+    if foreign:
+        from generator.check.manifest import problem as manifest_problem     # (its models load only here)
+        unreadable = manifest_problem(manifest, report.pages)
+    else:
+        unreadable = None
     if unreadable:
         report.findings.append(f"the manifest {manifest_path.name} does not describe a pack: {unreadable}")
         return report
@@ -316,7 +319,7 @@ class SafeText:
 
 def _safe_text_on_page(page, entry, safe: dict) -> list[str]:
     """The findings of one card page; `safe`: each deck's safe margin (a shared sheet holds several decks).
-    A page has tens of thousands of characters: each slot's numbers are looked up once a page, and
+    A page has hundreds or thousands of characters: each slot's numbers are looked up once a page, and
     a character's box is worked out as plain numbers (the same arithmetic as a Rect of it)."""
     height = page.get_size()[1]
     text = page.get_textpage()

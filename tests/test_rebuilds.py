@@ -621,3 +621,23 @@ def test_without_a_marker_every_face_is_taken_at_once():
     rendered.expect(iter([("d0", "k0", {}, b""), ("d1", "k1", {}, b"")]), lambda d, *_: arrived.append(d),
                     lambda: arrived.append("done"))
     assert arrived == ["d0", "d1", "done"]
+
+
+@pytest.mark.parametrize("bound, pending", [(10_000, True), (0, False)])
+def test_a_cold_render_streams_only_up_to_its_bound(warm, monkeypatch, bound, pending):
+    """Drawn by two workers, a build's faces come as they arrive only up to STREAM_UP_TO of them
+    (above it the build's own writes, while workers share its heap, cost memory)."""
+    import generator.render.cards as cards
+    monkeypatch.setattr(cards, "STREAM_UP_TO", bound)
+    renderer, faces = _faces(warm)
+    shutil.rmtree(warm / "build/.cache/faces")
+    renderer, faces = _faces(warm)
+    rendered = renderer.render(list(faces.values()), jobs=2, stream=True)
+    try:
+        assert rendered.pending is pending
+        rendered.finish()
+        assert not rendered.pending
+        assert sorted(rendered.fresh) == _labels(faces.values())
+        assert all(face.key == rendered.keys[face.direct] for face in faces.values())
+    finally:
+        rendered.close()

@@ -53,8 +53,8 @@ def spy(monkeypatch):
             return function(*args, **kwargs)
         return call
 
-    def spied(pdf_path, manifest_path=None, display=None, memo=None, jobs=1):
-        report = preflight(pdf_path, manifest_path, display, memo, jobs)
+    def spied(pdf_path, manifest_path=None, display=None, memo=None, jobs=1, foreign=False):
+        report = preflight(pdf_path, manifest_path, display, memo, jobs, foreign)
         seen["runs"].append((memo, report))
         return report
 

@@ -123,11 +123,11 @@ def test_a_build_leaves_no_font_folders_in_the_temporary_directory(tmp_path):
     assert sorted(p.name for p in temporary.iterdir() if p.name.startswith("weasyprint-")) == []
 
 
-def test_a_configuration_inherited_from_a_forked_parent_keeps_the_parents_folder(tmp_path):
+def test_a_configuration_inherited_from_a_forked_parent_keeps_the_parents_folder():
     import os
     config = weasy.font_config("inherited-fonts", purpose="test")
-    config._folder = folder = tmp_path / "fonts"
-    folder.mkdir()
+    folder = config._folder              # made with the configuration, named for this process
+    assert folder.is_dir() and folder.name.startswith(f"{weasy.FONT_FOLDER}{weasy._namespace()}-{os.getpid()}-")
     pid = os.fork()
     if pid == 0:                     # the child lets the parent's configuration go, as a worker does
         weasy.release_font_configs()
@@ -135,3 +135,36 @@ def test_a_configuration_inherited_from_a_forked_parent_keeps_the_parents_folder
     assert os.waitpid(pid, 0)[1] == 0 and folder.is_dir()
     weasy.font_config("other-fonts", purpose="test")      # replaced here, in its own process: removed
     assert not folder.exists()
+
+
+def test_font_folders_of_killed_processes_are_swept_and_nothing_else(tmp_path, monkeypatch):
+    """A process killed by a signal leaves its fonts' folder (named for its pid namespace and
+    pid); a later process's first font configuration removes it once it is STALE, and leaves
+    every other folder: a live process's, a young one, another namespace's, anything else."""
+    import os
+    import tempfile
+    import time
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead, ns = int(ended.stdout), weasy._namespace()
+    old = time.time() - weasy.STALE - 60
+
+    def folder(name, age=old):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "font.ttf").write_bytes(b"x")
+        os.utime(path, (age, age))
+        return path
+
+    gone = folder(f"pnp-fonts-{ns}-{dead}-abc")
+    kept = [folder(f"pnp-fonts-{ns}-{os.getppid()}-abc"),               # a live process's
+            folder(f"pnp-fonts-{ns}-{dead}-young", age=time.time()),  # too young to be sure
+            folder(f"pnp-fonts-{ns}9-{dead}-abc"),                      # another pid namespace's
+            folder(f"weasyprint-{dead}")]                               # not pnp's
+    weasy._sweep.cache_clear()
+    made = weasy._font_folder()
+    try:
+        assert not gone.exists() and all(path.is_dir() for path in kept)
+        assert made.parent == tmp_path and made.name.startswith(f"pnp-fonts-{ns}-{os.getpid()}-")
+    finally:
+        weasy._sweep.cache_clear()

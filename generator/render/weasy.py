@@ -72,8 +72,69 @@ def font_config(key: str, purpose: str = "cards"):
     if kept is None or kept[0] != key:
         if kept is not None:
             _let_go(*kept)
-        kept = _FONT_CONFIGS[purpose] = (key, weasyprint().text.fonts.FontConfiguration(), os.getpid())
+        config = weasyprint().text.fonts.FontConfiguration()
+        config._folder = _font_folder()          # WeasyPrint makes one itself only if it has none
+        kept = _FONT_CONFIGS[purpose] = (key, config, os.getpid())
     return kept[1]
+
+
+FONT_FOLDER = "pnp-fonts-"      # + this process's pid namespace and id: pnp-fonts-<namespace>-<pid>-…
+STALE = 600                     # seconds: a folder younger than this is never swept
+
+
+def _font_folder() -> Path:
+    """A new folder for a configuration's fonts, in the temporary directory, named for this
+    process. A process killed by a signal removes nothing; the first font configuration of a
+    later process removes such a folder (_sweep), so a killed build leaves its fonts for a while
+    at most."""
+    _sweep()
+    return Path(tempfile.mkdtemp(prefix=f"{FONT_FOLDER}{_namespace()}-{os.getpid()}-"))
+
+
+def _namespace() -> str:
+    """This process's pid namespace (two containers may share a temporary directory, and a pid
+    means nothing in another's)."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return "0"
+
+
+@functools.cache
+def _sweep() -> None:
+    """Once a process: remove the font folders of this user's processes of this pid namespace
+    that are gone, left at least STALE seconds ago. Nothing else in the directory is touched."""
+    import stat
+    import time
+    if os.name != "posix":          # (os.kill(pid, 0) ends a process on Windows)
+        return
+    mine = f"{FONT_FOLDER}{_namespace()}-"
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(mine):
+            continue
+        pid = entry.name[len(mine):].split("-", 1)[0]
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (not pid.isdigit() or int(pid) == os.getpid() or not stat.S_ISDIR(info.st_mode)
+                or info.st_uid != os.getuid() or time.time() - info.st_mtime < STALE or _alive(int(pid))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # (another user's: alive)
+        return True
+    return True
 
 
 def release_font_configs() -> None:

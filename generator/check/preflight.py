@@ -84,11 +84,9 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     if foreign:
         from generator.check.manifest import problem as manifest_problem     # (its models load only here)
         unreadable = manifest_problem(manifest, report.pages)
-    else:
-        unreadable = None
-    if unreadable:
-        report.findings.append(f"the manifest {manifest_path.name} does not describe a pack: {unreadable}")
-        return report
+        if unreadable:
+            report.findings.append(f"the manifest {manifest_path.name} does not describe a pack: {unreadable}")
+            return report
     if report.pages != len(manifest["pages"]):
         report.findings.append(f"the PDF has {report.pages} pages, the manifest lists {len(manifest['pages'])}")
         return report

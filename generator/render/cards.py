@@ -36,7 +36,7 @@ from generator.render.html import (captured_warnings, fenced_fetcher, fresh_impo
                                    serious_warnings)
 from generator.render.workers import worker_pool
 from generator.callstack import roomy
-from generator.render.weasy import font_config, weasyprint, without_font_programs, without_margin_boxes
+from generator.render.weasy import font_config, fonts_key, weasyprint, without_font_programs, without_margin_boxes
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -228,6 +228,7 @@ class CardRenderer:
         self.env.globals["art"] = pass_context(lambda ctx, *args, **kwargs: self.art.place(ctx, *args, **kwargs))
         self.colours = {c.id: plain(c) for c in game.spec.player_colours}   # plain data for templates
         self._sheet_names: dict[str, list[str]] = {}
+        self._decks_plain: dict[str, dict] = {}       # deck id -> its plain spec, shared by its faces
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}
         self._static_keys: dict[tuple, str] = {}     # (deck, side, template) -> what their faces share
@@ -242,8 +243,7 @@ class CardRenderer:
     @functools.cached_property
     def _font_key(self) -> str:
         """The fonts the faces are drawn with: their @font-face rules and files' bytes."""
-        parts = [self.font_css] + [f"{font.path}:{self.hashes.of(font.path)}" for font in self.assets.fonts]
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        return fonts_key(self.font_css, self.assets.fonts, self.hashes.of)
 
     @functools.cached_property
     def fetcher(self):
@@ -303,10 +303,9 @@ class CardRenderer:
 
     def _deck_data(self, deck: Deck) -> dict:
         """A deck's plain spec with its id, made once a build."""
-        known = vars(self).setdefault("_decks_plain", {})
-        if deck.id not in known:
-            known[deck.id] = {**plain(deck.spec), "id": deck.id}
-        return known[deck.id]
+        if deck.id not in self._decks_plain:
+            self._decks_plain[deck.id] = {**plain(deck.spec), "id": deck.id}
+        return self._decks_plain[deck.id]
 
     @functools.cached_property
     def _cards_plain(self) -> dict[int, dict]:

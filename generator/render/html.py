@@ -83,6 +83,10 @@ class RecordingLoader(FileSystemLoader):
     """Templates by name under the template folders; each one read (an include, an imported
     macro file) is noted with the hash of its source, for the up-to-date stamp."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._candidates: dict[str, list[str]] = {}
+
     def get_source(self, environment, template):
         source, filename, uptodate = super().get_source(environment, template)
         reads.note(filename, source.encode("utf-8"))
@@ -91,10 +95,9 @@ class RecordingLoader(FileSystemLoader):
     def candidates(self, template: str) -> list[str]:
         """Every place the template is looked for, in order: the one used depends on the
         places before it holding no such file. (Asked on every render: worked out once a name.)"""
-        known = vars(self).setdefault("_candidates", {})
-        if template not in known:
-            known[template] = [str(Path(root, *template.split("/"))) for root in self.searchpath]
-        return known[template]
+        if template not in self._candidates:
+            self._candidates[template] = [str(Path(root, *template.split("/"))) for root in self.searchpath]
+        return self._candidates[template]
 
 
 def _note_template_look_ups(env, loader: RecordingLoader) -> None:

@@ -90,9 +90,8 @@ class InfoPage:
 
     def _fonts(self):
         """Page 1's font configuration, kept by the process (render/weasy.py)."""
-        from generator.render.weasy import font_config
-        parts = [self.assets.font_face_css()] + [f"{font.path}:{self.hashes.of(font.path)}" for font in self.assets.fonts]
-        return font_config(hashlib.sha256("\0".join(parts).encode()).hexdigest(), purpose="info")
+        from generator.render.weasy import font_config, fonts_key
+        return font_config(fonts_key(self.assets.font_face_css(), self.assets.fonts, self.hashes.of), purpose="info")
 
     def _html(self, context: dict) -> str:
         """The page's HTML; a failing template (a game's own info.html) is a located problem."""

@@ -78,6 +78,13 @@ def font_config(key: str, purpose: str = "cards"):
     return kept[1]
 
 
+def fonts_key(font_css: str, fonts, hash_of) -> str:
+    """The key of font_config for a set of fonts: their @font-face rules and each file's hash
+    (`hash_of(path)`)."""
+    parts = [font_css] + [f"{font.path}:{hash_of(font.path)}" for font in fonts]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
 FONT_FOLDER = "pnp-fonts-"      # + this process's pid namespace and id: pnp-fonts-<namespace>-<pid>-…
 STALE = 600                     # seconds: a folder younger than this is never swept
 

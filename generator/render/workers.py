@@ -14,6 +14,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 
 from generator.processes import die_with_parent
+from generator.render.weasy import release_font_configs
 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
@@ -30,5 +31,4 @@ def start_worker(parent: int) -> None:
     die_with_parent(parent)
     gc.freeze()
     # a worker ends with os._exit: what it must tidy runs as multiprocessing's own finalizer
-    from generator.render.weasy import release_font_configs
     multiprocessing.util.Finalize(None, release_font_configs, exitpriority=10)

@@ -11,8 +11,9 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 import orjson
 
@@ -100,6 +101,33 @@ def _staging(path: Path, durable: bool) -> Iterator[tuple[BinaryIO, Path]]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def flushed_meanwhile(paths: list[Path]) -> Callable[[], None]:
+    """Flush staged files (stage(..., durable=False)) to disk in a thread while the caller goes
+    on (the system call lets the interpreter run: a build reads its pack back meanwhile); the
+    call returned waits until they are on disk, and raises what flushing raised. Call it before
+    commit(), so a file is on disk before it takes its name, as stage() would have made sure."""
+    failed: list[OSError] = []
+
+    def flush() -> None:
+        try:
+            for path in paths:
+                fd = os.open(path, os.O_WRONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        except OSError as exc:
+            failed.append(exc)
+    thread = threading.Thread(target=flush, name="pnp-flush", daemon=True)
+    thread.start()
+
+    def wait() -> None:
+        thread.join()
+        if failed:
+            raise failed[0]
+    return wait
 
 
 def commit(tmp: Path, path: Path) -> None:

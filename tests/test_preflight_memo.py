@@ -361,7 +361,8 @@ def test_few_pages_or_very_many_are_read_in_the_one_process(project, forks, monk
 
 # --- a damaged record -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("damage", ["garbage", "folder", "other context", "wrong shapes"])
+@pytest.mark.parametrize("damage", ["garbage", "folder", "other context", "wrong shapes", "wrong shapes as text",
+                                    "forms not JSON"])
 def test_a_damaged_record_is_an_empty_one(project, spy, damage):
     path = record(project)
     if damage == "garbage":
@@ -374,8 +375,10 @@ def test_a_damaged_record_is_an_empty_one(project, spy, damage):
         path.write_text(json.dumps({**data, "context": "another engine"}))
     else:
         data = json.loads(path.read_bytes())
+        form = {"wrong shapes": [["/F1", "/Type0", ["a"]]], "wrong shapes as text": '[["/F1", "/Type0", ["a"]]]',
+                "forms not JSON": '[["/F1", "/Type0", [1'}[damage]
         path.write_text(json.dumps({**data, "pages": {k: "x" for k in data["pages"]},
-                                    "forms": {k: [["/F1", "/Type0", ["a"]]] for k in data["forms"]}}))
+                                    "forms": {k: form for k in data["forms"]}}))
     touch_input(project)
     result = pnp(project, *BUILD)
     assert result.exit_code == 0 and "preflight ok" in result.output, result.output
@@ -499,11 +502,33 @@ def test_a_file_laid_out_otherwise_is_read_object_by_object():
     pdf.save(plain, object_stream_mode=pikepdf.ObjectStreamMode.disable)
     pdf.save(packed, object_stream_mode=pikepdf.ObjectStreamMode.generate)
     data = plain.getvalue()
-    assert WrittenObjects(data).spans and WrittenObjects(data).digest(1, 0) is not None
+    assert WrittenObjects(data).spans and WrittenObjects(data).run_digest(1, 2) is not None
     assert WrittenObjects(packed.getvalue()).spans == {}
     assert WrittenObjects(data + b"\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Prev 9 >>\nstartxref\n9\n%%EOF\n").spans == {}
     shifted = data.replace(b"\n1 0 obj", b"\n 1 0 obj", 1)[:len(data)]       # the table now points a byte early
-    assert WrittenObjects(shifted).digest(1, 0) is None
+    assert WrittenObjects(shifted).run_digest(1, 1) is None
+
+
+def test_a_run_of_objects_is_hashed_with_where_each_starts():
+    """A run's hash holds its objects' bytes and where each begins; a number the table lacks, or
+    an object that is not where the table says, gives none."""
+    from generator.check.pdfread import WrittenObjects
+    pdf = pikepdf.new()
+    pdf.add_blank_page()
+    buffer = io.BytesIO()
+    pdf.save(buffer, object_stream_mode=pikepdf.ObjectStreamMode.disable)
+    data = buffer.getvalue()
+    written = WrittenObjects(data)
+    count = len(written.spans)
+    whole = written.run_digest(1, count)
+    assert whole is not None and whole != written.run_digest(1, count - 1)
+    assert written.run_digest(1, count + 1) is None and written.run_digest(count + 1, count + 1) is None
+    at = data.index(b"/Type /Pages")
+    edited = data[:at] + b"/Type /Pagez" + data[at + 12:]        # the same length: the table still true
+    assert WrittenObjects(edited).run_digest(1, count) not in (None, whole)
+    start, end = written.spans[2, 0]
+    moved = data[:start] + b"%" + data[start:end - 1] + data[end:]   # object 2 a byte later, its end cut
+    assert WrittenObjects(moved).run_digest(1, count) is None
 
 
 def test_pictures_on_a_page_taken_by_its_bytes_are_counted_as_found(tmp_path, spy):

@@ -142,21 +142,34 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
 
 
 def test_faces_index_entries_of_the_wrong_shape_are_passed_over(warm):
-    """An index entry is checked when it is looked up: hashes that are lists or numbers, a stat
-    that is not one, a short entry or none at all send the look-up to the face's own manifest,
-    without an error and without rendering anything."""
+    """An index entry is checked when it is looked up: an input set whose hashes are lists or
+    numbers, a set number that names no set or is not a number, a stat that is not one, a short
+    entry or none at all send the look-up to the face's own manifest, without an error and
+    without rendering anything."""
     pdf = warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf"
     before = pdf.read_bytes()
     index = next((warm / "build/.cache/faces").glob("index-*.json"))
-    entries = json.loads(index.read_text())
-    shapes = [lambda e: [e[0], e[1], {k: [v] for k, v in e[2].items()}, e[3]],
-              lambda e: [e[0], e[1], {k: 7 for k in e[2]}, e[3]],
-              lambda e: [e[0], e[1], e[2], ["x"]], lambda e: e[:3], lambda e: "x"]
+    data = json.loads(index.read_text())
+    entries, sets = data["faces"], data["sets"]
+    sets += [{k: [v] for k, v in sets[0].items()}, {k: 7 for k in sets[0]}, ["x"]]
+    shapes = [lambda e: [e[0], e[1], len(sets) - 3, e[3]], lambda e: [e[0], e[1], len(sets) - 2, e[3]],
+              lambda e: [e[0], e[1], len(sets) - 1, e[3]], lambda e: [e[0], e[1], len(sets), e[3]],
+              lambda e: [e[0], e[1], str(e[2]), e[3]], lambda e: [e[0], e[1], e[2], ["x"]],
+              lambda e: e[:3], lambda e: "x"]
     for number, direct in enumerate(entries):
         entries[direct] = shapes[number % len(shapes)](entries[direct])
-    index.write_text(json.dumps(entries))
+    index.write_text(json.dumps(data))
     assert _build(warm)[1] == []
     assert pdf.read_bytes() == before
+
+
+def test_the_faces_index_writes_each_set_of_inputs_once(warm):
+    """Faces that read the same files share one set in the index, named by its number."""
+    index = json.loads(next((warm / "build/.cache/faces").glob("index-cephiro-pillar-*.json")).read_text())
+    numbers = [entry[2] for entry in index["faces"].values()]
+    assert sorted(set(numbers)) == list(range(len(index["sets"])))
+    assert len(index["sets"]) < len(numbers)
+    assert len({json.dumps(s, sort_keys=True) for s in index["sets"]}) == len(index["sets"])     # none twice
 
 
 def test_a_corrupt_faces_record_is_repaired_silently(warm):
@@ -184,6 +197,41 @@ def test_two_builds_at_once_share_the_cache_safely(tmp_path):
     subprocess.run(command, check=True, capture_output=True)
     assert (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == first
     assert not list((project / "build").rglob("*.tmp"))
+
+
+def test_a_pack_is_on_disk_before_it_takes_its_name(warm, monkeypatch):
+    """The pack and its manifest are flushed to disk while the preflight reads them back, and
+    each is on disk before it replaces the last build's file."""
+    import os
+    synced, replaced = set(), []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        time.sleep(0.2)             # a slow disk: the build must wait for it, not race it
+        real_fsync(fd)
+        synced.add(os.path.realpath(f"/proc/self/fd/{fd}"))
+
+    def replace(source, target, *args, **kwargs):
+        replaced.append((os.path.realpath(source) in synced, Path(target)))
+        return real_replace(source, target, *args, **kwargs)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()
+    _build(warm)
+    outputs = [(on_disk, target.name) for on_disk, target in replaced
+               if target.parent == warm / "build/cephiro-pillar" and target.name.startswith("cephiro-pillar-2p-a4")]
+    assert sorted(name for _, name in outputs) == ["cephiro-pillar-2p-a4-zh-Hans.json",
+                                                  "cephiro-pillar-2p-a4-zh-Hans.pdf"]
+    assert all(on_disk for on_disk, _ in outputs)
+
+
+def test_a_flush_that_fails_is_raised_when_waited_for(tmp_path):
+    from generator.atomic import flushed_meanwhile
+    (tmp_path / "a").write_bytes(b"a")
+    flushed_meanwhile([tmp_path / "a"])()
+    wait = flushed_meanwhile([tmp_path / "a", tmp_path / "gone"])
+    with pytest.raises(FileNotFoundError):
+        wait()
 
 
 def test_a_cache_folder_made_by_another_build_meanwhile_is_kept(tmp_path, monkeypatch):
@@ -450,10 +498,11 @@ def test_an_index_entry_naming_another_face_is_not_used(warm):
     """An entry of the faces index is used only under the name its direct key and inputs give."""
     cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
     index = next((warm / "build/.cache/faces").glob("index-*.json"))
-    entries = json.loads(index.read_text())
+    data = json.loads(index.read_text())
+    entries = data["faces"]
     first, second = list(entries)[:2]
     entries[first] = entries[second]
-    index.write_text(json.dumps(entries))
+    index.write_text(json.dumps(data))
     (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()
     assert _build(warm)[1] == []                       # found through its manifest, as it was
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold

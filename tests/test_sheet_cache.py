@@ -98,7 +98,8 @@ def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):
     assert kept == []                                   # the recorded hash no longer matches: cold
 
 
-@pytest.mark.parametrize("damage", ["garbage", "folder", "another file", "its file's hash, wrong shape"])
+@pytest.mark.parametrize("damage", ["garbage", "folder", "another file", "its file's hash, wrong shape",
+                                    "its file's hash, a face's glyphs not JSON"])
 def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
     project = _sizes(tmp_path / "sizes")
     _build(project)
@@ -113,6 +114,10 @@ def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
         data = json.loads(record.read_text())
         data["sheets"][0][0] = "0" * 32                 # it no longer describes that file's first sheet
         data["pdf"] = "0" * 64
+        record.write_text(json.dumps(data))
+    elif damage == "its file's hash, a face's glyphs not JSON":     # read when the changed card's face goes
+        data = json.loads(record.read_text())
+        data["faces"] = {key: "{nope" for key in data["faces"]}
         record.write_text(json.dumps(data))
     else:                                               # the file's own hash, but nothing else usable
         data = json.loads(record.read_text())

@@ -339,12 +339,27 @@ class WrittenObjects:
         self.spans = self._spans(data) or {}
         self._digests: dict = {}
 
-    def digest(self, num: int, gen: int) -> bytes | None:
-        found = self._digests.get((num, gen))
-        if found is None and (num, gen) in self.spans:
-            start, end = self.spans[num, gen]
-            if self.data.startswith(b"%d %d obj" % (num, gen), start):
-                found = self._digests[num, gen] = hashlib.sha256(memoryview(self.data)[start:end]).digest()
+    def run_digest(self, first: int, last: int) -> bytes | None:
+        """A hash of objects `first` … `last` (generation 0) as written, in one piece, with where
+        each of them starts; None unless each is where the table says (its `N 0 obj`), in number
+        order, nothing between them."""
+        found = self._digests.get((first, last))
+        if found is None:
+            spans, data = self.spans, self.data
+            if (first, 0) not in spans:
+                return None
+            start, end = spans[first, 0]
+            starts = []
+            for number in range(first, last + 1):
+                span = spans.get((number, 0))
+                if span is None or (number > first and span[0] != end) \
+                        or not data.startswith(b"%d 0 obj" % number, span[0]):
+                    return None
+                starts.append(span[0] - start)
+                end = span[1]
+            digest = hashlib.sha256(memoryview(data)[start:end])
+            digest.update(repr(starts).encode())
+            found = self._digests[first, last] = digest.digest()
         return found
 
     def holding(self, word: bytes) -> list[tuple] | None:

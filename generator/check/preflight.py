@@ -31,6 +31,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from generator.collector import loading
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
@@ -76,7 +77,9 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         report.findings.append(f"cannot read the PDF: {exc}")
         return report
     try:
-        manifest = orjson.loads(manifest_path.read_bytes())
+        raw = manifest_path.read_bytes()
+        with loading(len(raw)):         # a 5,000-card pack's manifest: 1 MB, no reference cycle
+            manifest = orjson.loads(raw)
     except (OSError, ValueError) as exc:
         report.findings.append(f"cannot read the manifest {manifest_path.name}: {exc}")
         return report
@@ -156,11 +159,12 @@ class _Pages:
             self.failed.add(number)
 
     def record(self, pdf) -> None:
+        page_list = list(pdf.pages)
         for number, trims in self.passed.items():
             if number not in self.failed:
                 if self.keys.get(number):
                     self.memo.remember_page(self.keys[number], trims)
-                self.memo.remember_objects(number, pdf.pages[number - 1], self.facts[number], trims,
+                self.memo.remember_objects(number, page_list[number - 1], self.facts[number], trims,
                                            self.keys.get(number))
 
 
@@ -173,11 +177,12 @@ def _check_cards(pdf, manifest, report: Report, pages: _Pages | None = None) -> 
     print_opts = manifest.get("print", {})
     duplex, offset = print_opts.get("duplex", "long"), tuple(print_opts.get("back_offset_mm", (0, 0)))
     measured: dict[int, list[Rect]] = {}
+    page_list = list(pdf.pages)     # (pdf.pages[i] copies qpdf's list of every page: slow in a loop)
     for entry in manifest["pages"]:
         if not entry["role"].startswith("cards"):
             continue
         number = entry["number"]
-        page, findings = pdf.pages[number - 1], len(report.findings)
+        page, findings = page_list[number - 1], len(report.findings)
         if pages is not None:
             recorded = pages.recorded(page, entry, measured.get(entry.get("front_page")))
             if recorded is not None:
@@ -411,11 +416,13 @@ def _crosses(seg, rect: Rect) -> bool:
 
 
 def _check_boards(pdf, manifest, report: Report) -> None:
+    page_list = None
     for entry in manifest["pages"]:
         if not entry["role"].startswith("board"):
             continue
         report.boards += 1
-        page = pdf.pages[entry["number"] - 1]
+        page_list = page_list or list(pdf.pages)
+        page = page_list[entry["number"] - 1]
         if len(entry["pieces"]) == 1:
             missing = [box for box in ("/TrimBox", "/BleedBox") if box not in page.obj]
             if missing:
@@ -424,10 +431,12 @@ def _check_boards(pdf, manifest, report: Report) -> None:
 
 
 def _check_rulebook(pdf, manifest, report: Report, pages: _Pages | None = None) -> None:
+    page_list = None
     for entry in manifest["pages"]:
         if entry["role"] != "rulebook":
             continue
-        page, findings = pdf.pages[entry["number"] - 1], len(report.findings)
+        page_list = page_list or list(pdf.pages)
+        page, findings = page_list[entry["number"] - 1], len(report.findings)
         if pages is not None and pages.recorded(page, entry) is not None:
             continue
         _rulebook_page(page, entry, report)

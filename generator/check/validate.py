@@ -211,12 +211,17 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
                                     f"{colour.symbol!r}", icon_hint(colour.symbol)))
     owners = [(deck.cards, deck.spec.fields, deck.file, "cards") for deck in game.decks.values()]
     owners += [(rows, _table_fields(game, table_id), rows[0].file, "rows") for table_id, rows in game.tables.items()]
+    undrawable = assets.undrawable
     for cards, fields, file, key in owners:
         for card in cards:
             for name, field in fields.items():
                 value = card.fields.get(name)
                 if value is None:
                     continue
+                if field.type in ("text", "rich") and isinstance(value, str) and "{" not in value \
+                        and undrawable.search(value) is None:
+                    continue    # the usual text: no placeholder to fill, every character drawn (markup
+                                # only takes characters away), so no problem and no line to look up
                 line = game.files[file][key][card.index].line_of(name)
                 problems += _field_text_problems(card, name, field.type, value, assets, file, line)
     return problems

@@ -235,6 +235,8 @@ class CardRenderer:
         self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
         self._noted: set[tuple[str, str]] = set()     # (file, hash) noted for the stamp
+        self._replayed: dict | None = None           # the template memo inputs last noted
+        self._player_fields: dict[str, list[str]] = {}   # deck id -> its `player` fields, in order
         self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
                                  self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
                                                        for name in WATCHED}) if plain_art else None
@@ -335,7 +337,10 @@ class CardRenderer:
         for picture, pixels, dpi in known["coarse"]:
             if card is not None and not any(c.card is card and c.picture == picture for c in self.art.coarse):
                 self.art.coarse.append(Coarse(card, picture, tuple(pixels), dpi))
-        self._note({name: sha for name, sha in known["inputs"].items() if sha != ABSENT})
+        inputs = known["inputs"]
+        if inputs is not self._replayed:    # the memo gives faces that read the same files one dict
+            self._replayed = inputs
+            self._note({name: sha for name, sha in inputs.items() if sha != ABSENT})
 
     def _key(self, face: Face) -> str:
         """The direct key: what decides the face's look that is known before it renders (see
@@ -366,8 +371,10 @@ class CardRenderer:
     def _player(self, deck: Deck, card: Card | None) -> dict | None:
         """The colours of the player a card belongs to (its first `player` field)."""
         if card is not None:
-            for name, spec in deck.spec.fields.items():
-                if spec.type == "player" and card.fields.get(name) in self.colours:
+            if deck.id not in self._player_fields:
+                self._player_fields[deck.id] = [n for n, spec in deck.spec.fields.items() if spec.type == "player"]
+            for name in self._player_fields[deck.id]:
+                if card.fields.get(name) in self.colours:
                     return self.colours[card.fields[name]]
         return None
 
@@ -438,14 +445,20 @@ class CardRenderer:
         unique = {f.direct: f for f in faces}
         rendered = Rendered(self.cache)
         missing = []
+        noted = None
+
+        def current(name: str) -> str | None:
+            return self.hashes.current(self._absolute(name))
         for direct, face in unique.items():
-            hit = self.cache.find(direct, lambda name: self.hashes.current(self._absolute(name)))
+            hit = self.cache.find(direct, current)
             if hit is None:
                 missing.append(face)
                 continue
             key, sha, inputs = hit
             rendered.add_stored(direct, key, sha)
-            self._note(inputs)
+            if inputs is not noted:        # the index gives faces that read the same files one dict
+                self._note(inputs)
+                noted = inputs
         if self._rekeyed([f for f in missing if f.memo], faces):
             return self.render(faces, jobs, progress, stream)      # looked up again under their right keys
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)

@@ -107,6 +107,7 @@ class TemplateMemo:
         self._old = self._load()
         self._new: dict[str, dict] = {}
         self._checked: dict[tuple, bool] = {}     # input sets verified in this run
+        self._by_dict: dict[int, tuple] = {}      # the same, by the dict that holds the set
         self._names: dict[str, tuple[Path, str]] = {}     # a file's path and recorded name, by either
         self._forgotten = False
 
@@ -137,9 +138,13 @@ class TemplateMemo:
         return entry
 
     def _still(self, inputs: dict) -> bool:
-        marker = tuple(inputs.items())        # (a set loaded from the file is one dict for every entry)
+        known = self._by_dict.get(id(inputs))   # a set loaded from the file is one dict for every entry
+        if known is not None and known[0] is inputs:
+            return known[1]
+        marker = tuple(inputs.items())
         if marker not in self._checked:
             self._checked[marker] = all(self._now(name) == sha for name, sha in inputs.items())
+        self._by_dict[id(inputs)] = (inputs, self._checked[marker])     # the dict kept: its id stays its own
         return self._checked[marker]
 
     def _now(self, name: str) -> str | None:

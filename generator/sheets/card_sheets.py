@@ -162,16 +162,16 @@ class CardSheets:
     def _card_sheet(self, imposer: Imposer, grid: CardGrid, chunk: list[tuple[Section, Card, int]], side: str) -> dict:
         page = imposer.new_page(grid.page)
         placements, slots, rotations = [], [], []
+        rendered, faces, decks = self.rendered, self.faces, self.game.decks
+        printed_side = "back" if side == "back" else "front"
         for (trim, clip, rotation, trim_mm, clip_mm), (section, card, copy) in zip(self._slots(grid, len(chunk), side),
                                                                                   chunk):
-            deck = self.game.decks[section.id]
-            face = self.faces[(deck.id, card.id, side)]
-            key = self.rendered.key_of(face)        # waits for a face still being drawn
-            placements.append((key, self.rendered.lazy(key), trim, clip, deck.bleed,
-                               slot_label(deck.id, card, side)))
+            deck = decks[section.id]
+            deck_id = deck.id
+            key = rendered.key_of(faces[(deck_id, card.id, side)])        # waits for a face still being drawn
+            placements.append((key, rendered.lazy(key), trim, clip, deck.bleed, slot_label(deck_id, card, side)))
             rotations.append(rotation)
-            slots.append({"card": card.uid, "component": deck.id, "copy": copy,
-                          "side": "back" if side == "back" else "front",
+            slots.append({"card": card.uid, "component": deck_id, "copy": copy, "side": printed_side,
                           "trim": list(trim_mm), "bleed": list(clip_mm), "rotation": rotation})
         crop = side == "face" and not self.options.cutter
         imposer.place(page, placements, marks=grid.marks(len(chunk)) if crop else (),
@@ -219,9 +219,11 @@ class CardSheets:
 def _sections(chunk) -> list[Section]:
     """The decks on one sheet, in slot order."""
     seen: list[Section] = []
+    last = None
     for section, _, _ in chunk:
-        if not any(section is s for s in seen):
+        if section is not last and not any(section is s for s in seen):    # (a sheet's slots run deck by deck)
             seen.append(section)
+        last = section
     return seen
 
 

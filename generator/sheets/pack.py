@@ -17,7 +17,8 @@ import orjson
 import pikepdf
 from pikepdf import Dictionary, Name
 
-from generator.atomic import commit, stage
+from generator.atomic import commit, flushed_meanwhile, stage
+from generator.collector import keep_till_exit
 from generator.pdfbytes import open_pdf, pdf_bytes
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
@@ -104,10 +105,8 @@ class PackBuilder:
             out = reuser.assemble(info)
         else:           # page 1 goes before the body in the body's own PDF (a copy of every sheet
             out = body.pdf  # into a new one was a second pack in memory)
-            pages = list(body.pdf.pages)
-            del out.pages[:]
-            out.pages.extend(info.pages)
-            out.pages.extend(pages)
+            for i, page in enumerate(info.pages):    # (qpdf edits its page list a page at a time)
+                out.pages.insert(i, page)
         if self.options.draft:
             mark_draft(out, self.assets)
         offset = len(info.pages)
@@ -122,6 +121,7 @@ class PackBuilder:
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
             data = pdf_bytes(out, **sheet_cache.AS_IS)
             self.last = (name, context, offset, body.imposer.record_data())
+            keep_till_exit(reuser)           # the last pack and its record: freed by the process's end
         elif context:   # every stream compressed now, so that the next build can build on this file
             sheet_cache.compress_streams([out.trailer])
             data = pdf_bytes(out, **sheet_cache.AS_IS)
@@ -303,9 +303,10 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     staged = {}
     try:
         for ext, data in (("pdf", pdf), ("json", manifest_json(manifest))):
-            staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data)
+            staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data, durable=False)
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
-            staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
+            staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data, durable=False)
+        on_disk = flushed_meanwhile(list(staged.values()))     # while the preflight reads them
         report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
                            display=project.display(folder / f"{name}.pdf"), memo=memo, jobs=jobs)
         if options.draft:       # a playtest print: too-coarse pictures are warnings (kept in report.findings)
@@ -316,6 +317,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         elif not report.ok:
             raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
         sheet_cache.forget(project, game.id, name)
+        on_disk()
         for target, tmp in staged.items():
             commit(tmp, target)
         staged = {}

@@ -5,8 +5,10 @@ A card sheet is decided by what its imposer is asked to place: the face keys in 
 bleed and label, the crop marks, the page size, rotations and fold line. Its sheet key is a
 hash of exactly that. After a pack of card decks only is written, a record beside the face
 cache (build/.cache/sheets/<game>/<pack file>.json) keeps, for that very file (by its hash):
-the sheet key and the face key and label of every slot of every body page, and the glyphs
-each face draws with each bundled font.
+the sheet key and the face key and label of every slot of every body page, the glyphs each
+face draws with each bundled font (as JSON text: read only for a face that comes or goes, as
+a face key names what it draws) and how many faces draw each glyph, so the glyphs the next
+pack draws are the last pack's, less those of the faces it dropped, plus those of its new ones.
 
 The next build of the same pack, paper and options opens the previous file and keeps every
 page whose sheet key is unchanged; only the other sheets are imposed (their faces opened from
@@ -29,6 +31,7 @@ import shutil
 import zlib
 from pathlib import Path
 
+import orjson
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
@@ -39,7 +42,8 @@ from generator.render.fontmerge import merged_font, placeholder_key, placeholder
 from generator.geometry import Mark, Rect, pt
 from generator.sheets.impose import Imposer, streams_under
 
-VERSION = 3       # 2: every stream compressed by pnp, saved as it is (compress_streams); 3: slots' labels
+VERSION = 4       # 2: every stream compressed by pnp, saved as it is (compress_streams); 3: slots' labels;
+                  # 4: each face's glyphs as JSON text, and how many faces draw each glyph
 ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
                   "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py",
                   "check/pdfread.py")
@@ -126,13 +130,15 @@ class SheetRecorder(Imposer):
     def __init__(self, out: pikepdf.Pdf):
         super().__init__(out)
         self.sheets: list[list] = []           # [sheet key, [[face key, label]]] per card sheet, in page order
-        self.glyphs: dict[str, dict] = {}      # face key -> {group: [gids]}
+        self.glyphs: dict[str, dict | str] = {}   # face key -> {group: [gids]} (or as the record's JSON text)
         self.imported: list[tuple] = []        # (face key, label) of each form imported into out here
         self.known: dict = {}                  # the glyph map of the previous build (SheetReuser)
         self.conflicts: set[str] = set()
         self._glyph_map: dict | None = None    # the known glyph map and the imported faces' glyphs
         self._glyph_conflicts: set[str] = set()
         self.fonts: dict = {}                  # group -> the pack's font object (named when recorded)
+        self._union: dict | None = None
+        self._counts: dict | None = None       # {group: {gid: how many of the pack's faces draw it}}
 
     def form(self, key, page, bleed=0.0, label=""):
         if (key, label) not in self._forms:
@@ -184,12 +190,32 @@ class SheetRecorder(Imposer):
         """After the merge: each group's font in the pack, to find it by its final name next time."""
         self.fonts.update({g: fonts[name] for g, (fonts, name) in placeholders.items()})
 
+    def glyph_union(self) -> dict[str, set]:
+        """{group: the glyph ids the pack's faces draw}, once every sheet is placed (worked out
+        once: the merge and the record both ask)."""
+        if self._union is None:
+            self._counts = self.glyph_counts()
+            self._union = {g: {gid for gid, n in c.items() if n > 0} for g, c in self._counts.items()}
+            self._union = {g: gids for g, gids in self._union.items() if gids}
+        return self._union
+
+    def glyph_counts(self) -> dict[str, dict[int, int]]:
+        """How many of the pack's faces draw each glyph, by group: counted face by face."""
+        counts: dict[str, collections.Counter] = {}
+        for sides in self.glyphs.values():
+            for group, gids in _face_glyphs(sides).items():
+                counts.setdefault(group, collections.Counter()).update(gids)
+        return counts
+
     def record_data(self) -> dict:
-        union = _union(self.glyphs)
+        union = self.glyph_union()
         glyph_map, conflicts = self.glyph_map()
         glyph_map = {g: {k: v for k, v in m.items() if k in union[g]} for g, m in glyph_map.items() if g in union}
         names = {g: str(font.BaseFont) for g, font in self.fonts.items() if g in union}
-        return {"sheets": self.sheets, "faces": self.glyphs, "union": {g: sorted(v) for g, v in union.items()},
+        faces = {key: sides if isinstance(sides, str) else orjson.dumps(sides).decode()
+                 for key, sides in self.glyphs.items()}
+        counts = {g: {gid: n for gid, n in sorted(c.items()) if n > 0} for g, c in self._counts.items() if g in union}
+        return {"sheets": self.sheets, "faces": faces, "counts": counts,
                 "glyph_map": glyph_map, "conflicts": sorted(conflicts | self.conflicts),
                 "font_names": names if len(set(names.values())) == len(names) == len(union) else None}
 
@@ -210,7 +236,8 @@ class SheetReuser(SheetRecorder):
         self.old_size = int(old.trailer.Size)   # objects numbered below it are the last file's
         self.record = record
         info = record["info_pages"]
-        self.old_pages = [old.pages[info + i].obj for i in range(len(record["sheets"]))]
+        # (not old.pages[i] in a loop: each copies qpdf's list of every page)
+        self.old_pages = [page.obj for page in old.pages][info:info + len(record["sheets"])]
         self.by_key: dict[str, collections.deque] = collections.defaultdict(collections.deque)
         self.where: dict[tuple, tuple] = {}    # (face key, label) -> (old page, slot index) holding its form
         for i, (key, slots) in enumerate(record["sheets"]):
@@ -223,6 +250,7 @@ class SheetReuser(SheetRecorder):
         self.kept = 0
         self.known = record["glyph_map"]
         self.conflicts = set(record["conflicts"])
+        self.old_counts = {g: {int(gid): n for gid, n in c.items()} for g, c in record["counts"].items()}
 
     def new_page(self, size):
         return _Pending(size)
@@ -266,8 +294,9 @@ class SheetReuser(SheetRecorder):
         """Point the newly imported faces at the pack's fonts, re-making a font's subset (in
         place) only when the set of glyphs the pack draws with it has changed."""
         glyph_map, conflicts = self.glyph_map()
-        union = _union(self.glyphs)
-        old_union = {g: set(v) for g, v in self.record["union"].items()}
+        union = self.glyph_union()
+        old_union = {g: {gid for gid, n in c.items() if n > 0} for g, c in self.old_counts.items()}
+        old_union = {g: gids for g, gids in old_union.items() if gids}
         if set(union) != set(old_union):
             raise Fallback("a font is new to the pack or no longer used")
         fonts = self._old_fonts(set(union))
@@ -290,6 +319,22 @@ class SheetReuser(SheetRecorder):
             for font_dict, name, font in list(placeholders(self._forms[ident].get("/Resources"))):
                 font_dict[name] = fonts[_group(font)]
 
+    def glyph_counts(self) -> dict[str, dict[int, int]]:
+        """The last pack's counts, less the glyphs of its faces this pack no longer has, plus those
+        of the faces new to it: a face's glyphs are read only when it comes or goes (a face key
+        names what the face draws)."""
+        old = self.record["faces"]
+        counts = {g: collections.Counter(c) for g, c in self.old_counts.items()}
+        for key in old.keys() - self.glyphs.keys():
+            for group, gids in _face_glyphs(old[key]).items():
+                counts.setdefault(group, collections.Counter()).subtract(gids)
+        for key in self.glyphs.keys() - old.keys():
+            for group, gids in _face_glyphs(self.glyphs[key]).items():
+                counts.setdefault(group, collections.Counter()).update(gids)
+        if any(n < 0 for c in counts.values() for n in c.values()):
+            raise Fallback("the record does not fit the last pack (its glyph counts)")
+        return counts
+
     def _old_fonts(self, groups: set[str]) -> dict:
         """The pack's merged font objects by group, found through the faces of kept pages."""
         names = {name: group for group, name in self.record["font_names"].items()}
@@ -305,15 +350,41 @@ class SheetReuser(SheetRecorder):
         """The previous pack with the new page 1 and the body pages in order, ready for the
         outline and metadata (which are made again)."""
         old = self.out
-        del old.pages[:]
-        old.pages.extend(info.pages)
-        for obj in self.order:
-            old.pages.append(pikepdf.Page(obj))
+        # qpdf edits its page list one page at a time, each edit costing the length of the list:
+        # the body stays where it is and only the sheets imposed now take their places (a
+        # 556-page pack: 0.2 ms instead of 29 ms for taking every page out and putting it back)
+        changed = self._changed_places()
+        if changed is None:
+            del old.pages[:]
+            old.pages.extend(info.pages)
+            for obj in self.order:
+                old.pages.append(pikepdf.Page(obj))
+        else:
+            start = self.record["info_pages"]
+            for i in changed:
+                old.pages[start + i] = pikepdf.Page(self.order[i])
+            del old.pages[:start]
+            for i, page in enumerate(info.pages):
+                old.pages.insert(i, page)
         if "/Outlines" in old.Root:
             del old.Root.Outlines
         if "/ID" in old.trailer:      # qpdf would keep the old file's first ID; a cold pack has none
             del old.trailer.ID
         return old
+
+    def _changed_places(self) -> list[int] | None:
+        """The body's places that get a sheet imposed now, when every kept sheet stays where it
+        was (the same number of sheets, none moved); None otherwise."""
+        if len(self.order) != len(self.old_pages):
+            return None
+        made = {obj.objgen for obj in self.made}
+        changed = []
+        for i, (obj, was) in enumerate(zip(self.order, self.old_pages)):
+            if obj.objgen in made:
+                changed.append(i)
+            elif obj.objgen != was.objgen:
+                return None
+        return changed
 
 
 def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> None:
@@ -360,12 +431,19 @@ def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:
             _find_fonts(inner.Resources, names, found, depth + 1)
 
 
-def _union(glyphs: dict) -> dict[str, set]:
-    union: dict[str, set] = {}
-    for sides in glyphs.values():
-        for group, gids in sides.items():
-            union.setdefault(group, set()).update(gids)
-    return union
+def _face_glyphs(sides) -> dict[str, list[int]]:
+    """A face's {group: [gids]}, read from the record's JSON text if need be (Fallback if that is
+    not what it holds); one noted in this build is as it was noted."""
+    if not isinstance(sides, str):
+        return sides
+    try:
+        sides = orjson.loads(sides)
+    except ValueError:
+        raise Fallback("the record does not fit the last pack (a face's glyphs)") from None
+    if not (isinstance(sides, dict) and all(isinstance(g, list) and all(type(i) is int for i in g)
+                                            for g in sides.values())):
+        raise Fallback("the record does not fit the last pack (a face's glyphs)")
+    return sides
 
 
 # --- the record ------------------------------------------------------------------------------
@@ -402,8 +480,10 @@ def _well_formed(record: dict) -> bool:
             and isinstance(sheets, list) and isinstance(faces, dict)
             and all(isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list)
                     and all(isinstance(f, list) and len(f) == 2 and isinstance(f[0], str) and isinstance(f[1], str)
-                            and isinstance(faces.get(f[0]), dict) for f in s[1]) for s in sheets)
-            and all(isinstance(record.get(k), dict) for k in ("union", "glyph_map", "font_names"))
+                            and isinstance(faces.get(f[0]), str) for f in s[1]) for s in sheets)
+            and all(isinstance(record.get(k), dict) for k in ("counts", "glyph_map", "font_names"))
+            and all(isinstance(c, dict) and all(k.isdigit() and type(n) is int and n > 0 for k, n in c.items())
+                    for c in record["counts"].values())
             and isinstance(record.get("conflicts"), list))
 
 

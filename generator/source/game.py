@@ -89,6 +89,8 @@ class Game:
     coverage: dict[str, list[int]] = field(default_factory=dict)  # "card texts"/"strings" -> [translated, total]
     origin: "Game | None" = field(default=None, repr=False)  # an edition's source-language game
     quoted: str = field(default="", repr=False)   # every text of the edition's catalogue, for untranslated()
+    # pack_cards' answers (not an __init__ argument: an edition made by dataclasses.replace gets its own)
+    _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def data_game(self) -> "Game":
@@ -143,12 +145,19 @@ class Game:
         return next(c for c in self.spec.player_colours if c.id == colour_id)
 
     def pack_cards(self, pack: PackSpec, deck_id: str) -> list[tuple[Card, int]]:
-        """The cards of one deck in a pack, with their copy counts (zero-count cards left out)."""
+        """The cards of one deck in a pack, with their copy counts (zero-count cards left out);
+        worked out once a pack and deck (validation, the faces and the sheets all ask). Not to be
+        changed by the caller."""
+        cards = self.decks[deck_id].cards
+        known = self._chosen.get((id(pack), deck_id))
+        if known is not None and known[0] is pack and known[1] is cards:
+            return known[2]
         entry = pack.decks[deck_id]
         chosen = []
-        for card in self.decks[deck_id].cards:
+        for card in cards:
             if all(card.fields.get(key) in allowed for key, allowed in entry.where.items()):
                 copies = card.copies_for(pack.players)
                 if copies:
                     chosen.append((card, copies))
+        self._chosen[id(pack), deck_id] = (pack, cards, chosen)     # the pack kept: its id stays its own
         return chosen

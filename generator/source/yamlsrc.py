@@ -174,6 +174,8 @@ _LEADING_TAB = re.compile(r"(?:^|\r) *\t", re.M)   # "\r" alone breaks a line to
 
 
 def _leading_tab_line(text: str) -> int | None:
+    if "\t" not in text:           # the usual file: no scan of every character by the expression
+        return None
     found = _LEADING_TAB.search(text)
     return None if found is None else len(text[:found.end()].splitlines())
 

@@ -22,7 +22,7 @@ from typing import Iterator
 
 
 LARGE = 512 * 1024      # bytes of YAML or JSON: a 5,000-card game's card file and records are 0.6–3 MB
-_KEPT: list = []
+_KEPT: dict[str, object] = {}
 
 
 @contextlib.contextmanager
@@ -42,14 +42,14 @@ def loading(size: int) -> Iterator[None]:
             gc.enable()
 
 
-def keep_till_exit(done) -> None:
+def keep_till_exit(what: str, done) -> None:
     """Hold something large the build is done with until the process ends, instead of freeing it
     now: freeing the last pack a rebuild worked on (its parsed PDF and record) visits each of its
     objects, 13–35 ms of a one-card rebuild at 5,000 cards, and a command's process ends with
-    os._exit, which frees nothing one by one. One thing at a time (the next replaces it), so a
-    process that builds again and again does not grow; `pnp watch` lets it go after each rebuild
-    (collect_frozen)."""
-    _KEPT[:] = [done]
+    os._exit, which frees nothing one by one. One thing of each kind (`what`) at a time, the next
+    replacing it, so a process that builds again and again does not grow; `pnp watch` lets them
+    go after each rebuild (collect_frozen)."""
+    _KEPT[what] = done
 
 
 def collect_frozen() -> None:

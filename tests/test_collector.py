@@ -92,17 +92,20 @@ def test_a_small_game_builds_without_freezing_its_garbage(tmp_path):
 
 
 def test_what_a_command_is_done_with_is_kept_one_thing_at_a_time_and_let_go_between_rebuilds():
-    """keep_till_exit holds the last thing it was given (the next replaces it, so a process that
-    builds again and again does not grow); collect_frozen, which pnp watch calls after a rebuild,
-    lets it go."""
+    """keep_till_exit holds the last thing of each kind it was given (the next replaces it, so a
+    process that builds again and again does not grow); collect_frozen, which pnp watch calls after
+    a rebuild, lets them go."""
     from generator.collector import keep_till_exit
     first, second = Node(), Node()
     first_ref, second_ref = weakref.ref(first), weakref.ref(second)
-    keep_till_exit(first)
-    del first
-    assert first_ref() is not None
-    keep_till_exit(second)
+    other = Node()
+    other_ref = weakref.ref(other)
+    keep_till_exit("a kind", first)
+    keep_till_exit("another kind", other)
+    del first, other
+    assert first_ref() is not None and other_ref() is not None
+    keep_till_exit("a kind", second)
     del second
-    assert first_ref() is None and second_ref() is not None
+    assert first_ref() is None and second_ref() is not None and other_ref() is not None
     collect_frozen()
-    assert second_ref() is None
+    assert second_ref() is None and other_ref() is None

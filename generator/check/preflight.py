@@ -31,7 +31,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from generator.collector import loading
+from generator.collector import keep_till_exit, loading
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
@@ -114,6 +114,8 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_images(pdf, report, memo)
     if pages is not None:
         pages.record(pdf)
+    pdf.close()                     # its file is put in place next (Windows renames no open file),
+    keep_till_exit("preflight", (pdf, manifest, memo))     # and what it read is freed at exit
     return report
 
 

@@ -121,7 +121,7 @@ class PackBuilder:
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
             data = pdf_bytes(out, **sheet_cache.AS_IS)
             self.last = (name, context, offset, body.imposer.record_data())
-            keep_till_exit(reuser)           # the last pack and its record: freed by the process's end
+            keep_till_exit("last pack", reuser)     # it and its record: freed by the process's end
         elif context:   # every stream compressed now, so that the next build can build on this file
             sheet_cache.compress_streams([out.trailer])
             data = pdf_bytes(out, **sheet_cache.AS_IS)

@@ -1,6 +1,7 @@
 """A loaded game: its specs, cards, pieces, claims, packs and rules module."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -19,8 +20,9 @@ class Card:
     line: int
     index: int  # position in its deck file
 
-    @property
+    @functools.cached_property
     def uid(self) -> str:
+        """"deck/card": made once a card (the sheets, the manifest and the records ask for every card)."""
         return f"{self.deck}/{self.id}"
 
     def copies_for(self, players: int) -> int:

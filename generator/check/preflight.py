@@ -31,7 +31,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from generator.collector import keep_till_exit, loading
+from generator.collector import keep_till_exit
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
@@ -77,9 +77,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         report.findings.append(f"cannot read the PDF: {exc}")
         return report
     try:
-        raw = manifest_path.read_bytes()
-        with loading(len(raw)):         # a 5,000-card pack's manifest: 1 MB, no reference cycle
-            manifest = orjson.loads(raw)
+        manifest = orjson.loads(manifest_path.read_bytes())
     except (OSError, ValueError) as exc:
         report.findings.append(f"cannot read the manifest {manifest_path.name}: {exc}")
         return report
@@ -114,8 +112,12 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     _check_images(pdf, report, memo)
     if pages is not None:
         pages.record(pdf)
-    pdf.close()                     # its file is put in place next (Windows renames no open file),
-    keep_till_exit("preflight", (pdf, manifest, memo))     # and what it read is freed at exit
+    pdf.close()                     # its file is put in place next (Windows renames no open file)
+    if memo is not None and memo.reused:
+        # A rebuild's check took most pages from its record: what it read (the manifest, the
+        # record) is freed at exit, not object by object now. A cold build's check read all of
+        # the file: that memory goes back before the records are written (its peak).
+        keep_till_exit("preflight", (pdf, manifest, memo))
     return report
 
 

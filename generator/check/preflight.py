@@ -95,23 +95,24 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     if memo is not None:
         memo.begin()
         same = memo.unchanged_pages(pdf_path.read_bytes(), pdf)
+    page_list = list(pdf.pages)         # (pdf.pages[i] copies qpdf's list of every page: slow in a loop)
     safe_text = SafeText(pdf_path, manifest, skip=set(same or ()), jobs=jobs)
     try:
         selected: dict = {}              # the fonts each content stream read selects (Tf)
         uses = fonts(pdf, memo, same, selected)  # before the pages: a page key hashes the glyphs its forms draw
         pages = _Pages(memo, manifest) if memo is not None else None
-        _check_cards(pdf, manifest, report, pages)
+        _check_cards(page_list, manifest, report, pages)
         safe_text.check(report, pages)
     finally:
         safe_text.close()
-    _check_boards(pdf, manifest, report)
-    _check_rulebook(pdf, manifest, report, pages)
+    _check_boards(page_list, manifest, report)
+    _check_rulebook(page_list, manifest, report, pages)
     _check_fonts(uses, report)
     _check_font_resources(pdf, report, memo)
     _check_fonts_selected(pdf, report, pages, selected)
     _check_images(pdf, report, memo)
     if pages is not None:
-        pages.record(pdf)
+        pages.record(page_list)
     pdf.close()                     # its file is put in place next (Windows renames no open file)
     if memo is not None and memo.reused:
         # A rebuild's check took most pages from its record: what it read (the manifest, the
@@ -162,8 +163,7 @@ class _Pages:
         else:
             self.failed.add(number)
 
-    def record(self, pdf) -> None:
-        page_list = list(pdf.pages)
+    def record(self, page_list: list) -> None:
         for number, trims in self.passed.items():
             if number not in self.failed:
                 if self.keys.get(number):
@@ -176,12 +176,11 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= TOLERANCE
 
 
-def _check_cards(pdf, manifest, report: Report, pages: _Pages | None = None) -> None:
+def _check_cards(page_list: list, manifest, report: Report, pages: _Pages | None = None) -> None:
     declared = {c["id"]: c for c in manifest["components"] if c["kind"] == "deck"}
     print_opts = manifest.get("print", {})
     duplex, offset = print_opts.get("duplex", "long"), tuple(print_opts.get("back_offset_mm", (0, 0)))
     measured: dict[int, list[Rect]] = {}
-    page_list = list(pdf.pages)     # (pdf.pages[i] copies qpdf's list of every page: slow in a loop)
     for entry in manifest["pages"]:
         if not entry["role"].startswith("cards"):
             continue
@@ -419,13 +418,11 @@ def _crosses(seg, rect: Rect) -> bool:
             and y2 > rect.y + TOLERANCE and y1 < rect.y + rect.h - TOLERANCE)
 
 
-def _check_boards(pdf, manifest, report: Report) -> None:
-    page_list = None
+def _check_boards(page_list: list, manifest, report: Report) -> None:
     for entry in manifest["pages"]:
         if not entry["role"].startswith("board"):
             continue
         report.boards += 1
-        page_list = page_list or list(pdf.pages)
         page = page_list[entry["number"] - 1]
         if len(entry["pieces"]) == 1:
             missing = [box for box in ("/TrimBox", "/BleedBox") if box not in page.obj]
@@ -434,12 +431,10 @@ def _check_boards(pdf, manifest, report: Report) -> None:
                                        f"{' and '.join(m[1:] for m in missing)}")
 
 
-def _check_rulebook(pdf, manifest, report: Report, pages: _Pages | None = None) -> None:
-    page_list = None
+def _check_rulebook(page_list: list, manifest, report: Report, pages: _Pages | None = None) -> None:
     for entry in manifest["pages"]:
         if entry["role"] != "rulebook":
             continue
-        page_list = page_list or list(pdf.pages)
         page, findings = page_list[entry["number"] - 1], len(report.findings)
         if pages is not None and pages.recorded(page, entry) is not None:
             continue

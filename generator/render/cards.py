@@ -235,7 +235,7 @@ class CardRenderer:
         self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
         self._noted: set[tuple[str, str]] = set()     # (file, hash) noted for the stamp
-        self._replayed: dict | None = None           # the template memo inputs last noted
+        self._last_noted: dict | None = None         # the inputs _note last looked at
         self._player_fields: dict[str, list[str]] = {}   # deck id -> its `player` fields, in order
         self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
                                  self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
@@ -337,10 +337,7 @@ class CardRenderer:
         for picture, pixels, dpi in known["coarse"]:
             if card is not None and not any(c.card is card and c.picture == picture for c in self.art.coarse):
                 self.art.coarse.append(Coarse(card, picture, tuple(pixels), dpi))
-        inputs = known["inputs"]
-        if inputs is not self._replayed:    # the memo gives faces that read the same files one dict
-            self._replayed = inputs
-            self._note({name: sha for name, sha in inputs.items() if sha != ABSENT})
+        self._note(known["inputs"])
 
     def _key(self, face: Face) -> str:
         """The direct key: what decides the face's look that is known before it renders (see
@@ -445,7 +442,6 @@ class CardRenderer:
         unique = {f.direct: f for f in faces}
         rendered = Rendered(self.cache)
         missing = []
-        noted = None
 
         def current(name: str) -> str | None:
             return self.hashes.current(self._absolute(name))
@@ -456,9 +452,7 @@ class CardRenderer:
                 continue
             key, sha, inputs = hit
             rendered.add_stored(direct, key, sha)
-            if inputs is not noted:        # the index gives faces that read the same files one dict
-                self._note(inputs)
-                noted = inputs
+            self._note(inputs)
         if self._rekeyed([f for f in missing if f.memo], faces):
             return self.render(faces, jobs, progress, stream)      # looked up again under their right keys
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
@@ -633,9 +627,14 @@ class CardRenderer:
 
     def _note(self, inputs: dict[str, str]) -> None:
         """Note the files a face read for the up-to-date stamp: each (file, hash) once a build,
-        though thousands of faces read the same stylesheets."""
+        though thousands of faces read the same stylesheets (the faces index and the template memo
+        give faces that read the same files one dict: looked at once). A file a template looked
+        for and did not find (ABSENT) is not one it read."""
+        if inputs is self._last_noted:
+            return
+        self._last_noted = inputs
         for pair in inputs.items():
-            if pair not in self._noted:
+            if pair[1] != ABSENT and pair not in self._noted:
                 self._noted.add(pair)
                 reads.note_hash(self._absolute(pair[0]), pair[1])
 

@@ -195,8 +195,7 @@ class SheetRecorder(Imposer):
         once: the merge and the record both ask)."""
         if self._union is None:
             self._counts = self.glyph_counts()
-            self._union = {g: {gid for gid, n in c.items() if n > 0} for g, c in self._counts.items()}
-            self._union = {g: gids for g, gids in self._union.items() if gids}
+            self._union = _drawn(self._counts)
         return self._union
 
     def glyph_counts(self) -> dict[str, dict[int, int]]:
@@ -295,8 +294,7 @@ class SheetReuser(SheetRecorder):
         place) only when the set of glyphs the pack draws with it has changed."""
         glyph_map, conflicts = self.glyph_map()
         union = self.glyph_union()
-        old_union = {g: {gid for gid, n in c.items() if n > 0} for g, c in self.old_counts.items()}
-        old_union = {g: gids for g, gids in old_union.items() if gids}
+        old_union = _drawn(self.old_counts)
         if set(union) != set(old_union):
             raise Fallback("a font is new to the pack or no longer used")
         fonts = self._old_fonts(set(union))
@@ -429,6 +427,12 @@ def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:
     for inner in resources.get("/XObject", {}).values():
         if "/Resources" in inner:
             _find_fonts(inner.Resources, names, found, depth + 1)
+
+
+def _drawn(counts: dict) -> dict[str, set]:
+    """{group: the glyph ids some face draws} from the counts, groups no face draws left out."""
+    drawn = {g: {gid for gid, n in c.items() if n > 0} for g, c in counts.items()}
+    return {g: gids for g, gids in drawn.items() if gids}
 
 
 def _face_glyphs(sides) -> dict[str, list[int]]:

@@ -447,22 +447,91 @@ def test_unchanged_pages_are_taken_by_their_objects_bytes(sizes, spy):
     assert sorted(used.objects) == keyed            # the changed pages are recorded for the next build
 
 
-def test_a_re_made_font_changes_every_page_and_the_next_build_proves_them_again(sizes, spy):
-    """A new glyph re-makes the pack's subset: no page keeps its bytes, every unchanged page is
-    taken by its page key instead (kept in the record by builds that took it by its bytes), and
-    recorded by its new bytes for the build after."""
-    keyed = keyed_pages(sizes_pack(sizes))
-    relabel(sizes, "label: 乙", "label: 乙甲")        # taken by bytes: the page keys are carried over
+def type0_fonts(path: Path) -> dict[int, bytes]:
+    """Each Type0 font's number and the bytes of its program, widths and text map."""
+    with pikepdf.open(path) as pdf:
+        return {font.objgen[0]: font.DescendantFonts[0].FontDescriptor.FontFile2.read_bytes()
+                + font.DescendantFonts[0].W.unparse() + font.ToUnicode.read_bytes()
+                for font in pdf.objects if isinstance(font, pikepdf.Dictionary) and font.get("/Subtype") == "/Type0"}
+
+
+def test_a_re_made_font_leaves_the_other_pages_taken_by_their_objects(sizes, spy):
+    """A glyph new to the pack re-makes the pack's subset: the font's own objects change, no
+    other object of a kept page does. Such a page is still taken by its objects' bytes, the font
+    read as the page reads it (its dictionary less the subset's parts, the widths and text of the
+    page's glyphs); only the pages drawn anew are checked in full (it was every page, by its page
+    key), and the next build finds the font's new objects recorded."""
+    path = sizes_pack(sizes)
+    keyed, fonts_before = keyed_pages(path), type0_fonts(path)
+    relabel(sizes, "label: 乙", "label: 丙")             # 丙: drawn nowhere in the pack yet
     assert pnp(sizes, *SIZES_BUILD).exit_code == 0
-    relabel(sizes, "label: 乙甲", "label: 丙")
+    fonts_after = type0_fonts(path)
+    assert fonts_after.keys() == fonts_before.keys() and fonts_after != fonts_before    # the same numbers
+    with pikepdf.open(path) as pdf:
+        after_drawn = {n: drawn(pdf, n) for n in keyed}
+    relabel(sizes, "label: 甲", "label: 甲丙")            # drawn already: the font stays as it is
     assert pnp(sizes, *SIZES_BUILD).exit_code == 0
-    relabel(sizes, "label: 甲", "label: 甲丙")        # drawn already: only this card's sheets change
-    assert pnp(sizes, *SIZES_BUILD).exit_code == 0
-    (bytes_, _), (fonts, _), (again, report) = spy["runs"]
-    assert 0 < len(bytes_.same) == bytes_.reused
-    assert fonts.same == {} and 0 < fonts.checked < len(keyed) and fonts.reused == len(keyed) - fonts.checked
-    assert 0 < len(again.same) == again.reused == len(keyed) - again.checked
-    assert report == full(sizes_pack(sizes), display=report.file)
+    assert type0_fonts(path) == fonts_after
+    with pikepdf.open(path) as pdf:
+        changed = [n for n in keyed if drawn(pdf, n) != after_drawn[n]]
+    (remade, first), (again, report) = spy["runs"]
+    assert 0 < len(remade.same) == remade.reused < len(keyed) and remade.checked == len(keyed) - remade.reused
+    assert 0 < len(changed) < len(keyed)
+    assert sorted(again.same) == [n for n in keyed if n not in changed] and again.checked == len(changed)
+    assert spy["walked"] == spy["measured"] == remade.checked + again.checked
+    assert first.ok and report == full(path, display=report.file)
+
+
+def test_a_font_that_reads_otherwise_for_a_pages_glyphs_leaves_that_page_to_a_full_check(sizes):
+    """One glyph's width changed in the pack's font, every object keeping its number: a page that
+    draws the glyph is checked in full, every other page is still taken by its objects, and the
+    report is the full check's."""
+    path = sizes_pack(sizes)
+    record = json.loads((sizes / "build/.cache/preflight/sizes/sizes-1p-a4.json").read_text(encoding="utf-8"))
+    drawing: dict = {}                            # (font number, gid) -> the pages that draw it
+    for number, page in record["objects"].items():
+        for font, _, gids in page["glyphs"]:
+            for gid in gids:
+                drawing.setdefault((font, gid), set()).add(int(number))
+    (font, gid), pages = min(drawing.items(), key=lambda item: (len(item[1]), item[0]))
+    assert 0 < len(pages) < len(record["objects"])
+
+    def wider(pdf):
+        widths = pdf.get_object((font, 0)).DescendantFonts[0].W
+        widths.append(gid)
+        widths.append(pikepdf.Array([777]))       # a later entry for the glyph wins (as viewers read it)
+    edit(path, wider)
+    used = sizes_memo(sizes)
+    report = preflight_module.preflight(path, memo=used)
+    assert sorted(used.same) == sorted(int(n) for n in record["objects"] if int(n) not in pages)
+    assert used.checked == len(pages) and report == full(path)
+
+
+@pytest.mark.parametrize("damage", ["font records", "pages' fonts"])
+def test_damaged_font_records_are_passed_over(sizes, spy, damage):
+    """A font's record of another shape: each page reads the font afresh for its glyphs, and is
+    still taken by its objects. A page's list of fonts of another shape: the page's record is not
+    used (the page is keyed). Neither is an error, and the report is the full check's."""
+    path = sizes / "build/.cache/preflight/sizes/sizes-1p-a4.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["fonts"] and all(page["fonts"] for page in data["objects"].values())
+    if damage == "font records":
+        data["fonts"] = {**{k: {"runs": [[9, 2]], "digest": 3} for k in data["fonts"]}, "x": [1]}
+    else:
+        for page in data["objects"].values():
+            page["fonts"] = [["7", None]]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = pikepdf.open(sizes_pack(sizes))
+    before_drawn = {n: drawn(before, n) for n in keyed_pages(sizes_pack(sizes))}
+    relabel(sizes, "label: 乙", "label: 乙甲")        # no glyph new to the pack
+    result = pnp(sizes, *SIZES_BUILD)
+    assert result.exit_code == 0 and "preflight ok" in result.output, result.output
+    (used, report), = spy["runs"]
+    with pikepdf.open(sizes_pack(sizes)) as pdf:
+        unchanged = [n for n, was in before_drawn.items() if drawn(pdf, n) == was]
+    assert 0 < len(unchanged) < len(before_drawn)
+    assert sorted(used.same) == (unchanged if damage == "font records" else [])
+    assert used.reused == len(unchanged) and report == full(sizes_pack(sizes), display=report.file)
 
 
 def _rewrite_in_place(path: Path, old: bytes, new: bytes) -> None:

@@ -28,10 +28,28 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
 def write_record(path: Path, value, durable: bool = False, sort_keys: bool = False) -> None:
     """A build's own JSON record (a cache index, a memo), compact, by orjson (a 5,000-card pack's
     records are megabytes, written on every rebuild). Whatever is in its place is replaced, even
-    a folder made by hand or a tool: a record is only a record, made again."""
+    a folder made by hand or a tool: a record is only a record, made again.
+
+    A record that is not `durable` is only a saving (a cache, a memo): the old file is removed
+    before the new one takes its name. A reader meanwhile finds none (and builds as if there
+    were none), never half of one. Renamed over the old file instead, the file system starts
+    writing the new one to disk at once (ext4 does, for a file renamed over one whose data it
+    has not written yet: a record written by the build before): 1–2 ms a megabyte."""
     make_room(path)
     option = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE | (orjson.OPT_SORT_KEYS if sort_keys else 0)
-    write_atomic(path, orjson.dumps(value, option=option), durable)
+    data = orjson.dumps(value, option=option)
+    if durable:
+        write_atomic(path, data)
+        return
+    with _staging(path, durable=False) as (handle, tmp):
+        handle.write(data)
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        commit(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def read_record(path: Path):

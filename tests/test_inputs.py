@@ -154,28 +154,51 @@ def test_the_stamp_covers_every_file_read_and_every_byte_written(tmp_path):
     assert "up to date" not in pnp(project, *args).output
 
 
-def test_the_stamp_hashes_again_every_file_that_may_have_changed(tmp_path, monkeypatch):
-    """pnp watch keeps each input's hash by its size, times and inode (stamp._file_digest): a file
-    changed within a moment of being hashed is hashed again every time, and an edit whose time is
-    set back is still seen (its ctime moved)."""
-    from generator.source import stamp
+def test_a_files_hash_is_taken_again_whenever_it_may_have_changed(tmp_path, monkeypatch):
+    """A file's hash is kept by its size, times and inode (filehash.file_digest: the stamp, the
+    faces' inputs, the sheet cache and preflight's memo all ask it): a file changed within a
+    moment of being hashed is hashed again every time, and an edit whose time is set back is
+    still seen (its ctime moved)."""
+    from generator import filehash
     card = tmp_path / "card.yaml"
     card.write_text("title: a\n")
-    first = stamp._file_digest(card)
+    first = filehash.file_digest(card)
     card.write_text("title: b\n")                      # same size, same moment
-    assert stamp._file_digest(card) != first
+    assert filehash.file_digest(card) != first
     read = []
     real_read = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
-    later = stamp.time.time_ns() + 3 * stamp.SETTLED_NS   # hashed long after its last change
-    monkeypatch.setattr(stamp.time, "time_ns", lambda: later)
-    settled = stamp._file_digest(card)
-    assert stamp._file_digest(card) == settled and read == ["card.yaml"]     # the second time: a stat
+    later = filehash.time.time_ns() + 3 * filehash.SETTLED_NS   # hashed long after its last change
+    monkeypatch.setattr(filehash.time, "time_ns", lambda: later)
+    settled = filehash.file_digest(card)
+    assert filehash.file_digest(card) == settled and read == ["card.yaml"]     # the second time: a stat
     time.sleep(0.05)                                    # more than the file clock's granularity
     info = card.stat()
     card.write_text("title: c\n")
     os.utime(card, ns=(info.st_atime_ns, info.st_mtime_ns))                  # same size, same mtime
-    assert stamp._file_digest(card) != settled and read == ["card.yaml"] * 2
+    assert filehash.file_digest(card) != settled and read == ["card.yaml"] * 2
+
+
+def test_a_build_reads_each_font_file_once(tmp_path, monkeypatch):
+    """The fonts are the largest inputs: the stamp, the faces, page 1, the sheet cache and the
+    preflight memo all hash them, and a build (one in a fresh process: nothing known) reads each
+    one once."""
+    from generator import filehash
+    project = make(tmp_path / "inputs")
+    fonts = sorted(p.name for p in (ROOT / "fonts").rglob("*.ttf"))
+    args = ("build", "inputs", "--players", "2", "--paper", "a4")
+    assert pnp(project, *args).exit_code == 0
+    goods = project / "cards/inputs/goods.csv"
+    goods.write_text(goods.read_text(encoding="utf-8").replace("silk,Silk,", "silk,Silks,", 1), encoding="utf-8")
+    monkeypatch.setattr(filehash, "_HASHED", {})
+    later = filehash.time.time_ns() + 3 * filehash.SETTLED_NS     # the copied fonts long settled
+    monkeypatch.setattr(filehash.time, "time_ns", lambda: later)
+    read = []
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
+    result = pnp(project, *args)
+    assert result.exit_code == 0 and "rendered 1 face" in result.output, result.output
+    assert sorted(set(read) & set(fonts)) and sorted(n for n in read if n in fonts) == sorted(set(read) & set(fonts))
 
 
 EDITS = [change[1] for change in CHANGES if change[0] not in ("pnp.toml",)]

@@ -1,6 +1,7 @@
 """The engine's folders are its pipeline: a module imports only down the pipeline or inside its stage.
 
-source → check → render → sheets → export → commands; the foundations (errors, atomic, collector, geometry, versions, pdfbytes, processes) sit
+source → check → render → sheets → export → commands; the foundations (errors, atomic, collector, geometry, versions, pdfbytes, processes, callstack,
+filehash) sit
 below every stage and import none. A lower stage importing a higher one fails here, naming both.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 ENGINE = Path(__file__).resolve().parent.parent / "generator"
 STAGES = ["source", "check", "render", "sheets", "export", "commands"]
 FOUNDATIONS = {"errors", "atomic", "collector", "geometry", "versions", "pdfbytes", "processes", "callstack",
-               "__init__"}
+               "filehash", "__init__"}
 ENTRY = "__main__"          # `python -m generator`: above every stage
 
 

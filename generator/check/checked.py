@@ -51,6 +51,7 @@ import orjson
 import pikepdf
 
 from generator.atomic import read_record, write_record
+from generator.filehash import file_hash
 from generator.check.pdfread import WrittenObjects, parse_cmap, parse_widths
 
 VERSION = 5       # 3: a page's objects as runs of consecutive numbers, each hashed in one piece;
@@ -79,16 +80,8 @@ def context(font_files: list[Path]) -> str:
     for name in CHECK_SOURCES:
         digest.update((package / name).read_bytes())
     for path in font_files:
-        stat = path.stat()
-        digest.update(f"|{path.name}|{_file_hash(str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)}".encode())
+        digest.update(f"|{path.name}|{file_hash(path)}".encode())
     return digest.hexdigest()
-
-
-@functools.lru_cache(maxsize=64)
-def _file_hash(path: str, *stat) -> str:
-    """A font file's hash, read once per process while the file stays as it was (`pnp watch`
-    builds every few seconds; a font is megabytes)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class Memo:

@@ -333,6 +333,7 @@ class WrittenObjects:
     compared only with bytes an earlier check read at the same number. Any other layout (or a
     table that does not lead to `N G obj`) finds nothing, and the caller reads the file as usual."""
     SECTION = re.compile(rb"[\r\n ]*(\d+) (\d+)[ ]*(?:\r\n|\r|\n)")
+    ENTRY = re.compile(rb"(.{10}).(.{5}).([nf])..", re.S)   # offset, generation, in use or free
 
     def __init__(self, data: bytes):
         self.data = data
@@ -381,13 +382,13 @@ class WrittenObjects:
         while (section := cls.SECTION.match(data, pos)) is not None:
             first, count = int(section.group(1)), int(section.group(2))
             pos = section.end()
-            for number in range(first, first + count):
-                entry = data[pos:pos + 20]
-                if len(entry) != 20 or entry[17:18] not in (b"n", b"f"):
-                    return None
-                if entry[17:18] == b"n":
-                    offsets[number, int(entry[11:16])] = int(entry[:10])
-                pos += 20
+            entries = cls.ENTRY.findall(data[pos:pos + 20 * count])     # 20 bytes each, one after another
+            if len(entries) != count:
+                return None
+            for number, (offset, generation, kind) in enumerate(entries, first):
+                if kind == b"n":
+                    offsets[number, int(generation)] = int(offset)
+            pos += 20 * count
         trailer = data[pos:data.rindex(b"startxref")]
         if not trailer.lstrip().startswith(b"trailer") or b"/Prev" in trailer or b"/XRefStm" in trailer:
             return None

@@ -28,6 +28,7 @@ import pikepdf
 
 from generator import __version__
 from generator.atomic import make_room, read_record, write_atomic, write_record
+from generator.filehash import file_hash
 from generator.source.project import Project
 
 INDEX_VERSION = 2       # 2: each distinct set of inputs once, entries name it by number
@@ -67,7 +68,7 @@ class FileHashes:
     def of(self, path: Path) -> str:
         key = str(path)
         if key not in self._hashes:
-            self._hashes[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            self._hashes[key] = file_hash(path)     # (a font is hashed once a process, whoever asks)
         return self._hashes[key]
 
     def current(self, path: Path | str) -> str | None:

@@ -37,6 +37,7 @@ from pikepdf import Array, Dictionary, Name
 
 from generator import __version__
 from generator.atomic import read_record, write_record
+from generator.filehash import file_hash
 from generator.pdfbytes import open_pdf
 from generator.render.fontmerge import merged_font, placeholder_key, placeholders
 from generator.geometry import Mark, Rect, pt
@@ -57,7 +58,7 @@ def context_key(name: str, options, fonts=()) -> str:
     """Everything besides the sheets that decides the pack's bytes: its file name (game, pack,
     paper, options suffix), every print option, this engine's sources, the libraries that write
     and compress it (the faces' own engine is in their keys; page 1 is made again every time),
-    and the bytes of the bundled font files, whose subsets a kept pack embeds: a font changed
+    and the hashes of the bundled font files, whose subsets a kept pack embeds: a font changed
     with the same glyphs drawn would otherwise keep its old subset."""
     from generator.versions import version
     digest = hashlib.sha256(f"{VERSION}|{__version__}|{name}|{options!r}|pikepdf {version('pikepdf')}|"
@@ -66,7 +67,7 @@ def context_key(name: str, options, fonts=()) -> str:
     for source in ENGINE_SOURCES:
         digest.update((package / source).read_bytes())
     for path in fonts:
-        digest.update(b"\0" + path.read_bytes())
+        digest.update(f"\0{file_hash(path)}".encode())
     return digest.hexdigest()
 
 

@@ -1,7 +1,6 @@
 """A loaded game: its specs, cards, pieces, claims, packs and rules module."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -19,11 +18,12 @@ class Card:
     file: str
     line: int
     index: int  # position in its deck file
+    # "deck/card": made with the card (the sheets, the manifest and the records ask for every card;
+    # a cached_property took a lock on each card's first ask)
+    uid: str = field(init=False, repr=False, compare=False)
 
-    @functools.cached_property
-    def uid(self) -> str:
-        """"deck/card": made once a card (the sheets, the manifest and the records ask for every card)."""
-        return f"{self.deck}/{self.id}"
+    def __post_init__(self):
+        self.uid = f"{self.deck}/{self.id}"
 
     def copies_for(self, players: int) -> int:
         if isinstance(self.copies, dict):

@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 from pathlib import Path
 
+from generator.filehash import file_digest
 from generator.source import reads
 from generator.versions import version
 
@@ -36,33 +36,11 @@ def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
         digest.update(f"{name}={version(name) or '-'}".encode())
     for folder in _folders(root, game_id):
         for path in _files(folder):
-            digest.update(str(path.relative_to(folder)).encode() + b"\0" + _file_digest(path) + b"\0")
+            digest.update(str(path.relative_to(folder)).encode() + b"\0" + file_digest(path) + b"\0")
     config = root / "pnp.toml"
     if config.is_file():
         digest.update(config.read_bytes())
     return digest.hexdigest()
-
-
-# `pnp watch` hashes the same files before every rebuild (the engine's, the fonts: 12 ms of a 0.25 s
-# rebuild). A file's hash is kept with its size, times, inode and device, used again while they are the
-# same and its last change (ctime, which no tool can set back) came well before the hash was taken:
-# a change within the file clock's granularity of the hash could share its times ("racy" files, as
-# git calls them), so such a file is hashed again every time.
-_HASHED: dict[str, tuple[tuple, bytes]] = {}
-SETTLED_NS = 2_000_000_000
-
-
-def _file_digest(path: Path) -> bytes:
-    info = os.stat(path)
-    signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
-    known = _HASHED.get(str(path))
-    if known is not None and known[0] == signature:
-        return known[1]
-    taken = time.time_ns()
-    found = hashlib.sha256(path.read_bytes()).digest()
-    if info.st_ctime_ns < taken - SETTLED_NS:
-        _HASHED[str(path)] = (signature, found)
-    return found
 
 
 def _files(folder: Path) -> list[Path]:

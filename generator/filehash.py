@@ -1,0 +1,39 @@
+"""A file's content hash, read once per process while the file stays as it was.
+
+A build hashes the bundled font files (megabytes) for several keys: the up-to-date stamp, the
+faces' inputs, page 1's and the rulebook's, the sheet cache's context and preflight's memo. Each
+asked on its own, they read and hashed them four or five times a build. Here a file's hash is
+kept with its size, times, inode and device, and used again while they are the same and its last
+change (ctime, which no tool can set back) came well before the hash was taken: a change within
+the file clock's granularity of the hash could share its times ("racy" files, as git calls them),
+so such a file is hashed again every time. `pnp watch`, which builds again every few seconds in
+one process, reads a font only when it changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+_HASHED: dict[str, tuple[tuple, bytes]] = {}
+SETTLED_NS = 2_000_000_000
+
+
+def file_digest(path: Path | str) -> bytes:
+    """The sha256 of the file's bytes (OSError if it cannot be read)."""
+    info = os.stat(path)
+    signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+    known = _HASHED.get(str(path))
+    if known is not None and known[0] == signature:
+        return known[1]
+    taken = time.time_ns()
+    found = hashlib.sha256(Path(path).read_bytes()).digest()
+    if info.st_ctime_ns < taken - SETTLED_NS:
+        _HASHED[str(path)] = (signature, found)
+    return found
+
+
+def file_hash(path: Path | str) -> str:
+    """file_digest as hex text."""
+    return file_digest(path).hex()

@@ -44,7 +44,7 @@ def write_record(path: Path, value, durable: bool = False, sort_keys: bool = Fal
     with _staging(path, durable=False) as (handle, tmp):
         handle.write(data)
     try:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):      # gone already, or held open (Windows): replaced below
             os.unlink(path)
         commit(tmp, path)
     except BaseException:

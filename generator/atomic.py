@@ -37,19 +37,8 @@ def write_record(path: Path, value, durable: bool = False, sort_keys: bool = Fal
     has not written yet: a record written by the build before): 1–2 ms a megabyte."""
     make_room(path)
     option = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE | (orjson.OPT_SORT_KEYS if sort_keys else 0)
-    data = orjson.dumps(value, option=option)
-    if durable:
-        write_atomic(path, data)
-        return
-    with _staging(path, durable=False) as (handle, tmp):
-        handle.write(data)
-    try:
-        with contextlib.suppress(OSError):      # gone already, or held open (Windows): replaced below
-            os.unlink(path)
-        commit(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with writing(path, durable, remove_old=not durable) as handle:
+        handle.write(orjson.dumps(value, option=option))
 
 
 def read_record(path: Path):
@@ -79,13 +68,18 @@ def make_room(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def writing(path: Path, durable: bool = True) -> Iterator[BinaryIO]:
+def writing(path: Path, durable: bool = True, remove_old: bool = False) -> Iterator[BinaryIO]:
     """A binary file handle whose contents replace path only when the block ends without an
     error; on an error the temporary file is removed and path is left as it was. For outputs
-    too large to hold in memory (a zip of thousands of images), written piece by piece."""
+    too large to hold in memory (a zip of thousands of images), written piece by piece.
+    `remove_old`: the old file is removed just before the new one takes its name (a cache's
+    record: see write_record)."""
     with _staging(path, durable) as (handle, tmp):
         yield handle
     try:
+        if remove_old:
+            with contextlib.suppress(OSError):      # gone already, or held open (Windows): replaced below
+                os.unlink(path)
         commit(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -173,18 +173,11 @@ class Memo:
 
     def _font_digest(self, number: int, gids: list[int]) -> str | None:
         """A Type0 font as a page drawing `gids` with it reads it (None: not a Type0 font)."""
-        objgen = (number, 0)
-        if objgen not in self._fonts:
-            font = self._object(objgen)
-            try:
-                facts = _FontFacts(font)
-            except _Unkeyed:
-                return None
-            self._fonts[objgen] = facts
-        facts = self._fonts[objgen]
-        if not facts.type0:
+        try:
+            facts = self._font_facts(self._object((number, 0)))
+        except _Unkeyed:
             return None
-        return hashlib.sha256(b"T0" + facts.whole + b"".join(map(facts.glyphs.__getitem__, gids))).hexdigest()[:32]
+        return facts.digest(("/Type0", gids), scanned=True).hex()[:32] if facts.type0 else None
 
     def _note_font(self, number: int) -> None:
         """Record a Type0 font's objects (once a check) for the next one to find unchanged."""
@@ -410,13 +403,15 @@ class Memo:
     def _font(self, font, glyphs, scanned: bool) -> bytes:
         """A font as the glyphs drawn with it read it: a Type0 font by its dictionary (less what a
         re-made subset changes) and the widths and text of those glyphs; any other font whole."""
-        cache = font.objgen if isinstance(font, pikepdf.Object) and font.is_indirect else None
-        if cache not in self._fonts:
-            self._fonts[cache] = _FontFacts(font)
-        facts = self._fonts[cache]
-        if cache is None:
-            del self._fonts[cache]
-        return facts.digest(glyphs, scanned)
+        return self._font_facts(font).digest(glyphs, scanned)
+
+    def _font_facts(self, font) -> _FontFacts:
+        """A font's facts, made once a check for a font object (_Unkeyed if nested too deep)."""
+        if not (isinstance(font, pikepdf.Object) and font.is_indirect):
+            return _FontFacts(font)
+        if font.objgen not in self._fonts:
+            self._fonts[font.objgen] = _FontFacts(font)
+        return self._fonts[font.objgen]
 
 
 def facts_json(facts) -> bytes:

@@ -3,6 +3,7 @@ a cold one byte for byte, --only proofs, reprint packs, the no-change fast path,
 Nothing here measures time (that is `make bench`)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -446,6 +447,42 @@ def test_reprint_takes_the_pack_that_was_built(cephiro):
     assert result.exit_code == 0 and "(1 changed card," in result.output, result.output
     manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-reprint-a4-zh-Hans.json").read_text())
     assert manifest["players"] == 3
+
+
+def test_a_few_faces_new_to_the_index_leave_it_as_it_was(tmp_path):
+    """The faces index is written again once more than one in 256 of the faces a build used are
+    not in it as used: one face new among 300 is found through its manifest next time instead."""
+    from types import SimpleNamespace
+    from generator.render.cache import FaceCache
+    project = SimpleNamespace(build=tmp_path)
+
+    def directs(n: int, prefix: str = "a") -> list[str]:
+        return [f"{prefix}{i:039x}" for i in range(n)]
+
+    def cache(*found: str) -> FaceCache:
+        opened = FaceCache(project, index="game-en")
+        assert all(opened.find(direct, lambda _: None) is not None for direct in found)
+        return opened
+
+    first = cache()
+    for direct in directs(300):
+        first.remember(direct, first.put(direct, {}, direct.encode()), hashlib.sha256(direct.encode()).hexdigest(), {})
+    first.save_index()
+    index = tmp_path / ".cache/faces/index-game-en.json"
+    written = index.read_bytes()
+    second = cache(*directs(300))
+    assert second._unindexed == set()                   # every one found by the index
+    new = directs(2, "b")
+    second.remember(new[0], second.put(new[0], {}, b"x"), hashlib.sha256(b"x").hexdigest(), {})
+    second.save_index()
+    assert index.read_bytes() == written
+    third = cache(*directs(300), new[0])                # the new one through its manifest
+    assert third._unindexed == {new[0]}
+    third.remember(new[1], third.put(new[1], {}, b"y"), hashlib.sha256(b"y").hexdigest(), {})
+    third.save_index()                                  # 2 × 256 > 302
+    assert index.read_bytes() != written
+    assert set(json.loads(index.read_text())["faces"]) == set(directs(300)) | set(new)
+    assert cache(*directs(300), *new)._unindexed == set()
 
 
 def test_the_faces_index_finds_entries_without_reading_them(warm):

@@ -194,3 +194,37 @@ def test_a_damaged_prepared_picture_is_made_again(tmp_path):
     shutil.rmtree(project / "build")
     build(project)
     assert (project / PACK).read_bytes() == incremental
+
+
+def test_a_few_new_entries_leave_a_large_memo_as_it_was(tmp_path):
+    """The memo is written again when an entry was dropped, or when more than one in 256 of
+    those a build used are new: one new template result among 1,000 is worked out again next
+    time instead of rewriting the file."""
+    from generator.render.template_memo import TemplateMemo
+    path = tmp_path / "memo.json"
+
+    def memo(*used: str) -> TemplateMemo:
+        opened = TemplateMemo(tmp_path, path, lambda _: None, {})
+        assert all(opened.get(key)["direct"] == f"d-{key}" for key in used)
+        return opened
+
+    first = memo()
+    for i in range(1000):
+        first.put(f"k{i}", f"d-k{i}", set(), [])
+    first.save()
+    written = path.read_bytes()
+    used = [f"k{i}" for i in range(1000)]
+    second = memo(*used)
+    second.put("new", "d-new", set(), [])
+    second.save()
+    assert path.read_bytes() == written
+    third = memo(*used)
+    assert third.get("new") is None
+    for name in ("new", "n1", "n2", "n3"):              # 4 × 256 > 1,004
+        third.put(name, f"d-{name}", set(), [])
+    third.save()
+    assert path.read_bytes() != written
+    fourth = memo(*used, "new", "n3")
+    fourth.forget("k1")
+    fourth.save()                                        # one dropped: written
+    assert memo().get("k1") is None and memo().get("k2")["direct"] == "d-k2"

@@ -27,7 +27,7 @@ from pathlib import Path
 import pikepdf
 
 from generator import __version__
-from generator.atomic import make_room, read_record, write_atomic, write_record
+from generator.atomic import make_room, read_record, worth_rewriting, write_atomic, write_record
 from generator.filehash import file_hash
 from generator.source.project import Project
 
@@ -97,6 +97,7 @@ class FaceCache:
         self._indexed: dict | None = None        # the last build's index, read when first needed
         self._used: dict[str, list] = {}         # direct -> [key, sha256, inputs, stat] of this build
         self._saved = 0                          # entries of _used when the index was last written
+        self._unindexed: set[str] = set()        # directs of _used the index file does not hold as used
         self._held: dict[tuple, bool] = {}       # input sets checked against their files in this run
         self._sets: list = []                    # the index's input sets, by number
         self._markers: dict = {}                 # set number -> its (file, hash) tuple, or None
@@ -191,14 +192,18 @@ class FaceCache:
             stat = _stat(self.path(key))
             if stat is not None:
                 self._used[direct] = [key, sha, tuple(sorted(inputs.items())), stat]
+                self._unindexed.add(direct)
 
     def save_index(self) -> None:
         """The entries this build used, and the last build's while they are not many more. Each
         distinct set of inputs is written once and named by its number (at 5,000 faces that read
-        the same stylesheets, fonts and icons: 7 MB of index → 1 MB)."""
-        if self._index_path is None or not self._used or self._saved == len(self._used):
-            return
-        self._saved = len(self._used)
+        the same stylesheets, fonts and icons: 7 MB of index → 1 MB). Written once enough of
+        them differ from the file (atomic.worth_rewriting): a rebuild of one card of a large game
+        leaves it as it was, and the next build finds that card's face through its manifest."""
+        if self._index_path is None or not self._used or self._saved == len(self._used) \
+                or not worth_rewriting(len(self._unindexed), len(self._used)):
+            return      # (an entry it lacks is found through its manifest, as without an index)
+        self._saved, self._unindexed = len(self._used), set()
         # the last build's entries are carried over unchecked: each is checked when looked up
         merged = dict(self._carried())
         merged.update(self._used)

@@ -10,8 +10,9 @@ it asked for (its own, includes, imports) in every template folder, each stylesh
 picture it looked up, and the other cards and tables if it read them. An entry is used only
 when every one of those is as it was, exactly as the face cache trusts its faces.
 
-One file per game and language under build/.cache/templates/, replaced whole (atomically) when
-an entry was added; a damaged file is an empty memo. Renders for an export at another --dpi or
+One file per game and language under build/.cache/templates/, replaced whole when an entry was
+dropped or more than a few were added (a large game's rebuild after a one-card edit leaves it as it
+was: that card's template runs again next time); a damaged file is an empty memo. Renders for an export at another --dpi or
 for PDF/X (which keeps pictures' profiles) do not use it: they prepare their pictures anew.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-from generator.atomic import read_record, write_record
+from generator.atomic import read_record, worth_rewriting, write_record
 from generator.render.cache import absolute_name, engine_fingerprint, relative_name
 
 VERSION = "1"
@@ -173,8 +174,10 @@ class TemplateMemo:
         self._forgotten = True
 
     def save(self) -> None:
-        """Write the memo when this build added to it or dropped from it."""
-        if not self._forgotten and not any(e.get("added") for e in self._new.values()):
+        """Write the memo when this build dropped from it, or added enough to it (a template
+        whose entry is not written runs again next time: atomic.worth_rewriting)."""
+        added = sum(1 for e in self._new.values() if e.get("added"))
+        if not self._forgotten and not (added and worth_rewriting(added, len(self._new))):
             return
         self._forgotten = False
         unused = [(k, e) for k, e in self._old.items() if k not in self._new][:KEEP_UNUSED]

@@ -17,7 +17,9 @@ the value it parsed to (as plain JSON, its lines counted from the chunk's first 
 load parses the part before the sequence, takes each unchanged chunk's value from the record
 (its lines moved to where the chunk now is) and parses each other chunk alone, at its own line
 numbers: the value and every line a problem names are those the whole file would give (tested
-against the whole parse, for edits, insertions, deletions and moves).
+against the whole parse, for edits, insertions, deletions and moves). The record is written again
+once more than a few of its chunks are new or gone (atomic.worth_rewriting): after a one-card edit
+of a large file, that card's chunk is parsed alone again next time instead.
 
 Whatever could make a chunk mean something else alone is parsed whole, as before: a file with a
 directive or a document marker, a sequence that is not the file's end, text that is not what the
@@ -37,7 +39,7 @@ from pathlib import Path
 
 import yaml
 
-from generator.atomic import read_record, write_record
+from generator.atomic import read_record, worth_rewriting, write_record
 from generator.source.yamlsrc import LocDict, LocList
 
 VERSION = 1
@@ -129,7 +131,8 @@ def load(text: str, display: str, record: Path, loader) -> LocDict | None:
     except Exception:       # any problem: the whole parse finds it and says it as the whole file's
         return None
     data[key] = _sequence(items, lines, chunked.starts[0] + 1, display)
-    if new or len(kept) != len(chunked.texts):
+    unused = len(kept) - (len(chunked.texts) - len(new))     # about: a chunk may be in the file twice
+    if worth_rewriting(len(new) + max(unused, 0), len(chunked.texts)):
         _save(record, display, chunked, data[key], kept, set(range(len(chunked.texts))))
     return data
 

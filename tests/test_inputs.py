@@ -201,6 +201,36 @@ def test_a_build_reads_each_font_file_once(tmp_path, monkeypatch):
     assert sorted(set(read) & set(fonts)) and sorted(n for n in read if n in fonts) == sorted(set(read) & set(fonts))
 
 
+def test_the_stamp_takes_the_hash_of_what_the_build_wrote(tmp_path, monkeypatch):
+    """The stamp records each output's hash: the pack's and its listing's as the build wrote them
+    (the pack is not read back for it), every one the hash of the file's bytes; a file changed
+    after it was written is read."""
+    import hashlib
+    import json
+    from generator.source import stamp
+    project = make(tmp_path / "inputs")
+    args = ("build", "inputs", "--players", "2", "--paper", "a4")
+    assert pnp(project, *args).exit_code == 0
+    goods = project / "cards/inputs/goods.csv"
+    goods.write_text(goods.read_text(encoding="utf-8").replace("silk,Silk,", "silk,Silks,", 1), encoding="utf-8")
+    read = []
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
+    result = pnp(project, *args)
+    assert result.exit_code == 0 and "rendered 1 face" in result.output, result.output
+    assert read.count(Path(PACK).name) == 1             # the last pack, built on; not the new one
+    outputs = json.loads((project / "build/inputs" / stamp.STAMP).read_text())["outputs"]
+    assert PACK in outputs and PACK.replace(".pdf", ".json") in outputs
+    for name, (_, _, sha) in outputs.items():
+        assert hashlib.sha256(real_read(project / name)).hexdigest() == sha, name
+    out = tmp_path / "out.pdf"
+    out.write_bytes(b"written")
+    stamp.note_output(out, hashlib.sha256(b"written").hexdigest())
+    assert stamp._output_sha(out) == hashlib.sha256(b"written").hexdigest()
+    out.write_bytes(b"changed")
+    assert stamp._output_sha(out) == hashlib.sha256(b"changed").hexdigest()
+
+
 EDITS = [change[1] for change in CHANGES if change[0] not in ("pnp.toml",)]
 
 

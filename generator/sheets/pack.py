@@ -7,6 +7,7 @@ order and writes the result only when it passes preflight. The runs are describe
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import re
@@ -35,6 +36,7 @@ from generator.sheets.tuck_boxes import BoxSheets
 from generator.source.assets import Assets
 from generator.source.game import Game
 from generator.source.i18n import translator
+from generator.source import stamp
 from generator.source.options import PrintOptions
 from generator.source.project import Project
 from generator.source.schema import PackSpec
@@ -302,7 +304,8 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     memo = Memo.load(record, memo_context(project))
     staged = {}
     try:
-        for ext, data in (("pdf", pdf), ("json", manifest_json(manifest))):
+        listing = manifest_json(manifest)
+        for ext, data in (("pdf", pdf), ("json", listing)):
             staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data, durable=False)
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
             staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data, durable=False)
@@ -321,8 +324,11 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for target, tmp in staged.items():
             commit(tmp, target)
         staged = {}
+        pdf_sha = hashlib.sha256(pdf).hexdigest()           # the stamp's and the sheet record's
+        stamp.note_output(folder / f"{name}.pdf", pdf_sha)
+        stamp.note_output(folder / f"{name}.json", hashlib.sha256(listing).hexdigest())
         if sheets:
-            sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf, sheets[2], sheets[3])
+            sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf_sha, sheets[2], sheets[3])
         _drop_old_cut_files(folder / f"{name}-cut", cut_file_names(manifest))
         memo.save(record)
     finally:

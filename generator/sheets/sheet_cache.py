@@ -503,10 +503,11 @@ def forget(project, game_id: str, name: str) -> None:
         pass
 
 
-def save(project, game_id: str, name: str, context: str, pdf: bytes, info_pages: int, data: dict) -> None:
-    """`data`: SheetRecorder.record_data() of the build that made `pdf`."""
+def save(project, game_id: str, name: str, context: str, pdf_sha: str, info_pages: int, data: dict) -> None:
+    """`data`: SheetRecorder.record_data() of the build that made the pack whose bytes' sha256
+    (hex) is `pdf_sha`."""
     if data["font_names"] is None:        # fonts it could not tell apart: nothing to build on next time
         return
-    record = {"version": VERSION, "context": context, "pdf": hashlib.sha256(pdf).hexdigest(),
+    record = {"version": VERSION, "context": context, "pdf": pdf_sha,
               "info_pages": info_pages, **data}
     write_record(record_path(project, game_id, name), record)

@@ -24,6 +24,33 @@ from typing import Iterator
 LARGE = 512 * 1024      # bytes of YAML or JSON: a 5,000-card game's card file and records are 0.6–3 MB
 _KEPT: dict[str, object] = {}
 
+# Python collects its youngest objects every 700 net allocations of containers. A build's
+# allocations mostly live as long as it does (cards, their plain copies for templates, faces,
+# records) and few make cycles, so each collection walks young objects it cannot free, and again
+# when they are a generation older: a one-card rebuild of 5,000 cards collected 240 times (14 ms
+# in the collector, ~35 ms of the rebuild with the caches it evicts; 450 cards: 50 times, ~7 ms).
+# A build collects every BUILD_YOUNG allocations instead; what a render worker draws (WeasyPrint's
+# layouts are full of cycles) is collected as Python does by default.
+BUILD_YOUNG = 100_000
+PYTHON_DEFAULT = (700, 10, 10)
+
+
+@contextlib.contextmanager
+def building() -> Iterator[None]:
+    """A build (also a decorator): the youngest generation collected every BUILD_YOUNG
+    allocations; the thresholds as they were afterwards."""
+    before = gc.get_threshold()
+    gc.set_threshold(BUILD_YOUNG, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def as_python_collects() -> None:
+    """Python's default thresholds (a process forked from a build that makes much garbage)."""
+    gc.set_threshold(*PYTHON_DEFAULT)
+
 
 @contextlib.contextmanager
 def loading(size: int) -> Iterator[None]:

@@ -109,3 +109,27 @@ def test_what_a_command_is_done_with_is_kept_one_thing_at_a_time_and_let_go_betw
     assert first_ref() is None and second_ref() is not None and other_ref() is not None
     collect_frozen()
     assert second_ref() is None and other_ref() is None
+
+
+def test_a_build_collects_its_young_objects_less_often_and_its_render_workers_as_python_does(tmp_path, monkeypatch):
+    """collector.building: while build_game runs, the youngest generation is collected every
+    BUILD_YOUNG allocations (what a build makes mostly lives as long as it); afterwards, and in a
+    render worker forked meanwhile (WeasyPrint's layouts are cycles), at Python's own thresholds."""
+    from generator.collector import BUILD_YOUNG, PYTHON_DEFAULT, building
+    from generator.render.workers import worker_pool
+    from generator.sheets import kit
+    seen = []
+    real = kit.check_game
+    monkeypatch.setattr(kit, "check_game", lambda *args, **kwargs: seen.append(gc.get_threshold()) or real(*args, **kwargs))
+    before = gc.get_threshold()
+    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    result = pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert seen == [(BUILD_YOUNG, *before[1:])] and gc.get_threshold() == before
+    with building():
+        pool = worker_pool(1)
+        try:
+            assert pool.submit(gc.get_threshold).result() == PYTHON_DEFAULT
+        finally:
+            pool.shutdown()
+    assert gc.get_threshold() == before

@@ -99,6 +99,7 @@ class FaceCache:
         self._saved = 0                          # entries of _used when the index was last written
         self._unindexed: set[str] = set()        # directs of _used the index file does not hold as used
         self._held: dict[tuple, bool] = {}       # input sets checked against their files in this run
+        self._held_sets: dict[int, tuple | None] = {}    # the same by the index's number (_set_held)
         self._sets: list = []                    # the index's input sets, by number
         self._markers: dict = {}                 # set number -> its (file, hash) tuple, or None
         self._inputs: dict[tuple, dict] = {}     # (file, hash) tuple -> the index's dict of it
@@ -149,16 +150,29 @@ class FaceCache:
         known = self._index().get(direct)
         if known is not None and _indexed_well(known):
             key, sha, number, stat = known
-            marker = self._marker(number)
-            if marker is not None and self._inputs_hold(marker, current) and key == _entry_key(direct, marker) \
-                    and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:
-                self._used[direct] = [key, sha, marker, stat]
-                return key, sha, self._inputs[marker]
+            held = self._set_held(number, current)
+            if held is not None and key == hashlib.sha256(direct.encode() + held[1]).hexdigest()[:40] \
+                    and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:      # (_entry_key's name)
+                self._used[direct] = [key, sha, held[0], stat]
+                return key, sha, self._inputs[held[0]]
         entry = self._match(direct, current)
         if entry is None or self.read(entry["key"], entry["sha256"]) is None:
             return None
         self.remember(direct, entry["key"], entry["sha256"], entry["inputs"])
         return entry["key"], entry["sha256"], entry["inputs"]
+
+    def _set_held(self, number, current) -> tuple[tuple, bytes] | None:
+        """(the index's input set `number` as a marker, what it adds to an entry's name) when the
+        set is one and all its files still have their hashes; else None. Once a set in a run."""
+        if type(number) is not int:
+            return None
+        found = self._held_sets.get(number, False)
+        if found is False:
+            marker = self._marker(number)
+            found = (marker, _inputs_part(marker)) if marker is not None and self._inputs_hold(marker, current) \
+                else None
+            self._held_sets[number] = found
+        return found
 
     def _marker(self, number) -> tuple | None:
         """The index's input set `number` as a tuple of (file, hash), once a run; None when the

@@ -232,6 +232,7 @@ class CardRenderer:
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}
         self._static_keys: dict[tuple, str] = {}     # (deck, side, template) -> what their faces share
+        self._static_digests: dict[tuple, "hashlib._Hash"] = {}     # the same, hashed
         self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
         self._noted: set[tuple[str, str]] = set()     # (file, hash) noted for the stamp
@@ -292,10 +293,16 @@ class CardRenderer:
     def _memo_key(self, face: Face) -> str:
         """Everything the face's template sees (template_memo.py): what its deck and side share,
         then the card's own data and player colour."""
-        digest = hashlib.sha256(self._static_key(face.deck, face.side, face.template).encode())
+        marker = (face.deck.id, face.side, face.template)
+        shared = self._static_digests.get(marker)
+        if shared is None:      # the hash of what the deck's faces share, taken on from a copy by each
+            shared = self._static_digests[marker] = hashlib.sha256(
+                self._static_key(face.deck, face.side, face.template).encode())
+        digest = shared.copy()
         if face.card is not None:
             digest.update(repr(self._card_data(face.card)).encode())
-        digest.update(repr(self._player(face.deck, face.card)).encode())
+        player = self._player(face.deck, face.card)
+        digest.update(b"None" if player is None else repr(player).encode())
         return digest.hexdigest()[:40]
 
     def _card_data(self, card: Card) -> dict:

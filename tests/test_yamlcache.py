@@ -255,3 +255,33 @@ def test_values_nested_too_deeply_are_one_line_with_or_without_a_record(tmp_path
             load_yaml(deck.path, "cards/x/cards.yaml", record)
         assert str(error.value) == ("cards/x/cards.yaml: invalid YAML: values nested too deeply "
                                     "(hint: a card's data is a few levels deep; look for unclosed [ or {)")
+
+
+def _items_by_pattern(text: str, begin: int, indent: str):
+    """What yamlcache._items must give, said as the two patterns it replaces: an item is a line of
+    `indent` spaces, "-", then a space, a line end or the text's end; any other line as indented
+    or less that is not blank nor a comment means the sequence is not the file's end (None)."""
+    import re
+    item = re.compile(rf"^{indent}-(?: |\r?\n|$)", re.M)
+    other = re.compile(rf"^(?!{indent}-(?: |\r?\n|$)) {{0,{len(indent)}}}[^ \r\n#]", re.M)
+    if other.search(text, begin):
+        return None
+    positions = [m.start() for m in item.finditer(text, begin)]
+    return positions, [text.count("\n", 0, p) for p in positions]
+
+
+def test_items_are_the_lines_the_item_pattern_finds():
+    """Random files of item lines, keys, comments, blanks, tabs, CR LF and bare CR endings."""
+    rng = random.Random(11)
+    pieces = ["  - a: 1", "  -", "  -\r", "  - ", "    b: 2", "  # c", "", " x: 1", "  -x", "\t- y", "   - z",
+              "  -\tq", "k:", "  ", "#", "  - {id: 1}", "\r", " -", "-", "  -  ", "    - deep"]
+    checked = 0
+    for _ in range(4000):
+        lines = ["cards:"] + [rng.choice(pieces) for _ in range(rng.randint(1, 8))]
+        text = rng.choice(["\n", "\r\n"]).join(lines) + rng.choice(["", "\n", "\r", "\r\n"])
+        first = next(yamlcache._ITEM.finditer(text), None)
+        if first is not None:
+            checked += 1
+            assert yamlcache._items(text, first.start(), len(first.group(1))) == \
+                _items_by_pattern(text, first.start(), first.group(1)), repr(text)
+    assert checked > 3000

@@ -105,6 +105,7 @@ class TemplateMemo:
         by a name in angle brackets, the hash of a part of the context a render may read or not
         (every card of every deck: most faces never look, and any card's edit would change it)."""
         self.root, self.path, self._current, self._values = root, path, current, values
+        self._sets: list = []
         self._old = self._load()
         self._new: dict[str, dict] = {}
         self._checked: dict[tuple, bool] = {}     # input sets verified in this run
@@ -122,17 +123,25 @@ class TemplateMemo:
         sets, entries = data.get("inputs"), data.get("entries")
         if not isinstance(sets, list) or not isinstance(entries, dict):
             return {}
-        out = {}
-        for key, entry in entries.items():
-            if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) \
-                    and isinstance(entry[1], int) and 0 <= entry[1] < len(sets) and isinstance(sets[entry[1]], dict) \
-                    and _coarse_list(entry[2]):
-                out[key] = {"direct": entry[0], "inputs": sets[entry[1]], "coarse": entry[2]}
-        return out
+        self._sets = sets
+        return entries      # as written: each entry is checked and made a dict when first used
+
+    def _recorded(self, key: str) -> dict | None:
+        """The file's entry `key` as {"direct", "inputs", "coarse"}, None when there is none or
+        it is not what save() writes (a damaged file)."""
+        entry = self._old.get(key)
+        if type(entry) is list:
+            sets = self._sets
+            if len(entry) == 3 and isinstance(entry[0], str) and type(entry[1]) is int \
+                    and 0 <= entry[1] < len(sets) and isinstance(sets[entry[1]], dict) and _coarse_list(entry[2]):
+                entry = self._old[key] = {"direct": entry[0], "inputs": sets[entry[1]], "coarse": entry[2]}
+            else:
+                entry = self._old[key] = None
+        return entry if type(entry) is dict else None
 
     def get(self, key: str) -> dict | None:
         """{"direct", "inputs", "coarse"} when every file the entry depends on is as it was."""
-        entry = self._new.get(key) or self._old.get(key)
+        entry = self._new.get(key) or self._recorded(key)
         if entry is None or not self._still(entry["inputs"]):
             return None
         self._new[key] = entry
@@ -180,7 +189,8 @@ class TemplateMemo:
         if not self._forgotten and not (added and worth_rewriting(added, len(self._new))):
             return
         self._forgotten = False
-        unused = [(k, e) for k, e in self._old.items() if k not in self._new][:KEEP_UNUSED]
+        unused = [(k, e) for k, e in ((k, self._recorded(k)) for k in list(self._old) if k not in self._new)
+                  if e is not None][:KEEP_UNUSED]
         sets: dict[tuple, int] = {}
         markers: dict[int, tuple] = {}       # by the inputs dict: entries loaded together share one
         entries = {}

@@ -33,7 +33,8 @@ from generator.source.project import Project
 
 INDEX_VERSION = 2       # 2: each distinct set of inputs once, entries name it by number
 ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py",
-                  "render/weasy.py", "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py"]
+                  "render/weasy.py", "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py",
+                  "pdfbytes.py"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -47,7 +47,7 @@ VERSION = 4       # 2: every stream compressed by pnp, saved as it is (compress_
                   # 4: each face's glyphs as JSON text, and how many faces draw each glyph
 ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
                   "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py",
-                  "check/pdfread.py")
+                  "check/pdfread.py", "pdfbytes.py")
 
 
 class Fallback(Exception):

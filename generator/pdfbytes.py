@@ -81,6 +81,26 @@ def _content_id(data: bytes) -> bytes | None:
     found = _IDS.match(data, at - 39) if at >= 39 else None     # "/ID [<" and 32 digits, ">"
     if found is None:
         return None
-    digest = hashlib.sha256(data).hexdigest()[:32].encode()
-    first = digest if found.group(1) == _STATIC else found.group(1)
-    return b"".join((data[:found.start()], b"/ID [<", first, b"><", digest, b">]", data[found.end():]))
+    view = memoryview(data)
+    head = hashlib.sha256(view[:found.start()])        # all but the ID and the few bytes after it
+    as_written = head.copy()
+    as_written.update(view[found.start():])
+    digest = as_written.hexdigest()[:32].encode()
+    ids = b"/ID [<" + (digest if found.group(1) == _STATIC else found.group(1)) + b"><" + digest + b">]"
+    out = b"".join((view[:found.start()], ids, view[found.end():]))
+    head.update(ids)
+    head.update(view[found.end():])
+    _HASHED[:] = [out, head.hexdigest()]
+    return out
+
+
+# The bytes pdf_bytes last made with a content ID and their sha256, taken on from the ID's hash (the
+# pack's hash, for its sheet record and the up-to-date stamp: 5 MB hashed once, not twice).
+_HASHED: list = [None, ""]
+
+
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of `data` as hex (without hashing them again if pdf_bytes just made them)."""
+    if _HASHED[0] is data:
+        return _HASHED[1]
+    return hashlib.sha256(data).hexdigest()

@@ -63,7 +63,9 @@ def test_a_deterministic_id_is_the_hash_of_the_file_as_qpdf_writes_it_with_its_f
         found = re.findall(rb"/ID \[<([0-9a-f]{32})><([0-9a-f]{32})>\]", data)
         assert found == [(first or digest, digest)], (pages, had_id)
         assert _without_id(data) == _without_id(static.getvalue())
-        assert pdf_bytes(pdf, deterministic_id=True, **options) == data
+        again = pdf_bytes(pdf, deterministic_id=True, **options)
+        assert again == data and pdfbytes.sha256_hex(again) == hashlib.sha256(data).hexdigest()    # as made
+        assert pdfbytes.sha256_hex(data) == hashlib.sha256(data).hexdigest()                       # hashed
         with pikepdf.open(io.BytesIO(data)) as reopened:
             assert len(reopened.pages) == pages and bytes(reopened.trailer.ID[1]).hex().encode() == digest
     three, four = (pdf_bytes(_blank(n), deterministic_id=True) for n in (3, 4))

@@ -20,7 +20,7 @@ from pikepdf import Dictionary, Name
 
 from generator.atomic import commit, flushed_meanwhile, stage
 from generator.collector import keep_till_exit
-from generator.pdfbytes import open_pdf, pdf_bytes
+from generator.pdfbytes import open_pdf, pdf_bytes, sha256_hex
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
 from generator.render.cards import Rendered
@@ -324,7 +324,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for target, tmp in staged.items():
             commit(tmp, target)
         staged = {}
-        pdf_sha = hashlib.sha256(pdf).hexdigest()           # the stamp's and the sheet record's
+        pdf_sha = sha256_hex(pdf)                           # the stamp's and the sheet record's
         stamp.note_output(folder / f"{name}.pdf", pdf_sha)
         stamp.note_output(folder / f"{name}.json", hashlib.sha256(listing).hexdigest())
         if sheets:

@@ -6,6 +6,8 @@ import weakref
 from generator.atomic import read_record, write_record
 from generator.collector import LARGE, collect_frozen, loading
 from generator.source.yamlsrc import load_yaml
+from generator.source.assets import Assets
+from generator.source.project import Project
 from tests.conftest import make_project, pnp
 
 
@@ -114,7 +116,8 @@ def test_what_a_command_is_done_with_is_kept_one_thing_at_a_time_and_let_go_betw
 def test_a_build_collects_its_young_objects_less_often_and_its_render_workers_as_python_does(tmp_path, monkeypatch):
     """collector.building: while build_game runs, the youngest generation is collected every
     BUILD_YOUNG allocations (what a build makes mostly lives as long as it); afterwards, and in a
-    render worker forked meanwhile (WeasyPrint's layouts are cycles), at Python's own thresholds."""
+    render worker forked meanwhile (WeasyPrint's layouts are cycles), at Python's own thresholds.
+    `pnp build`, whose process ends with its builds, keeps BUILD_YOUNG (collect_less_often)."""
     from generator.collector import BUILD_YOUNG, PYTHON_DEFAULT, building
     from generator.render.workers import worker_pool
     from generator.sheets import kit
@@ -123,13 +126,21 @@ def test_a_build_collects_its_young_objects_less_often_and_its_render_workers_as
     monkeypatch.setattr(kit, "check_game", lambda *args, **kwargs: seen.append(gc.get_threshold()) or real(*args, **kwargs))
     before = gc.get_threshold()
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
-    result = pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "a4")
-    assert result.exit_code == 0, result.output
-    assert seen == [(BUILD_YOUNG, *before[1:])] and gc.get_threshold() == before
-    with building():
-        pool = worker_pool(1)
-        try:
-            assert pool.submit(gc.get_threshold).result() == PYTHON_DEFAULT
-        finally:
-            pool.shutdown()
-    assert gc.get_threshold() == before
+    try:
+        gc.set_threshold(*PYTHON_DEFAULT)
+        assert kit.build_game(Project.at(project), Assets(Project.at(project)), "cephiro-pillar", [2], ["a4"],
+                              say=lambda _: None)
+        assert seen == [(BUILD_YOUNG, *PYTHON_DEFAULT[1:])] and gc.get_threshold() == PYTHON_DEFAULT
+        with building():
+            pool = worker_pool(1)
+            try:
+                assert pool.submit(gc.get_threshold).result() == PYTHON_DEFAULT
+            finally:
+                pool.shutdown()
+        assert gc.get_threshold() == PYTHON_DEFAULT
+        # `pnp build`, a process that ends with its build, keeps the threshold: nothing to put back
+        result = pnp(project, "build", "cephiro-pillar", "--players", "2", "--paper", "a4")
+        assert result.exit_code == 0, result.output
+        assert seen[1:] == [(BUILD_YOUNG, *PYTHON_DEFAULT[1:])] and gc.get_threshold()[0] == BUILD_YOUNG
+    finally:
+        gc.set_threshold(*before)

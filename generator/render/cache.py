@@ -152,8 +152,8 @@ class FaceCache:
         if known is not None and _indexed_well(known):
             key, sha, number, stat = known
             held = self._set_held(number, current)
-            if held is not None and key == hashlib.sha256(direct.encode() + held[1]).hexdigest()[:40] \
-                    and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:      # (_entry_key's name)
+            if held is not None and key == _named(direct, held[1]) \
+                    and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:
                 self._used[direct] = [key, sha, held[0], stat]
                 return key, sha, self._inputs[held[0]]
         entry = self._match(direct, current)
@@ -293,7 +293,11 @@ def entry_key(direct: str, inputs: dict[str, str]) -> str:
 
 
 def _entry_key(direct: str, inputs: tuple[tuple[str, str], ...]) -> str:
-    return hashlib.sha256(direct.encode() + _inputs_part(inputs)).hexdigest()[:40]
+    return _named(direct, _inputs_part(inputs))
+
+
+def _named(direct: str, inputs_part: bytes) -> str:
+    return hashlib.sha256(direct.encode() + inputs_part).hexdigest()[:40]
 
 
 @functools.lru_cache(maxsize=256)

@@ -231,8 +231,7 @@ class CardRenderer:
         self._decks_plain: dict[str, dict] = {}       # deck id -> its plain spec, shared by its faces
         self.font_css = assets.font_face_css()
         self._texts: dict[str, str] = {}
-        self._static_keys: dict[tuple, str] = {}     # (deck, side, template) -> what their faces share
-        self._static_digests: dict[tuple, "hashlib._Hash"] = {}     # the same, hashed
+        self._static_digests: dict[tuple, object] = {}   # (deck, side, template) -> what their faces share
         self._context_hashes: dict[str, str] = {}    # "game" and each WATCHED part -> its hash
         self._paths: dict[str, Path] = {}
         self._noted: set[tuple[str, str]] = set()     # (file, hash) noted for the stamp
@@ -293,12 +292,7 @@ class CardRenderer:
     def _memo_key(self, face: Face) -> str:
         """Everything the face's template sees (template_memo.py): what its deck and side share,
         then the card's own data and player colour."""
-        marker = (face.deck.id, face.side, face.template)
-        shared = self._static_digests.get(marker)
-        if shared is None:      # the hash of what the deck's faces share, taken on from a copy by each
-            shared = self._static_digests[marker] = hashlib.sha256(
-                self._static_key(face.deck, face.side, face.template).encode())
-        digest = shared.copy()
+        digest = self._static_digest(face.deck, face.side, face.template).copy()
         if face.card is not None:
             digest.update(repr(self._card_data(face.card)).encode())
         player = self._player(face.deck, face.card)
@@ -322,9 +316,11 @@ class CardRenderer:
         return {id(card): data for deck_id, deck in self.game.decks.items()
                 for card, data in zip(deck.cards, decks[deck_id])}
 
-    def _static_key(self, deck: Deck, side: str, template: str) -> str:
+    def _static_digest(self, deck: Deck, side: str, template: str):
+        """What the faces of one deck, side and template share, hashed once a run: each face's
+        memo key goes on from a copy of it."""
         marker = (deck.id, side, template)
-        if marker not in self._static_keys:
+        if marker not in self._static_digests:
             if "game" not in self._context_hashes:
                 shared = {k: v for k, v in game_context(self.game).items() if k not in WATCHED}
                 self._context_hashes["game"] = hashlib.sha256(repr(shared).encode()).hexdigest()
@@ -335,8 +331,9 @@ class CardRenderer:
                      *(f"{font.path.name}:{self.hashes.of(font.path)}" for font in self.assets.fonts),
                      repr(self.assets.icon_names), repr(sorted(game.text.items())), game.quoted,
                      repr((game.language, game.catalogue, self.ink_saver))]
-            self._static_keys[marker] = hashlib.sha256("\0".join(parts).encode()).hexdigest()
-        return self._static_keys[marker]
+            shared = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+            self._static_digests[marker] = hashlib.sha256(shared.encode())
+        return self._static_digests[marker]
 
     def _replay(self, known: dict, card: Card | None) -> None:
         """What running the template would have left behind: its too-coarse pictures, and the

@@ -12,8 +12,9 @@ when every one of those is as it was, exactly as the face cache trusts its faces
 
 One file per game and language under build/.cache/templates/, replaced whole when an entry was
 dropped or more than a few were added (a large game's rebuild after a one-card edit leaves it as it
-was: that card's template runs again next time); a damaged file is an empty memo. Renders for an export at another --dpi or
-for PDF/X (which keeps pictures' profiles) do not use it: they prepare their pictures anew.
+was: that card's template runs again next time); a damaged file is an empty memo. Renders for an
+export at another --dpi or for PDF/X (which keeps pictures' profiles) do not use it: they prepare
+their pictures anew.
 """
 from __future__ import annotations
 

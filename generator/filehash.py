@@ -20,17 +20,22 @@ _HASHED: dict[str, tuple[tuple, bytes]] = {}
 SETTLED_NS = 2_000_000_000
 
 
+def signature(info: os.stat_result) -> tuple:
+    """What a file's stat says of its content: size, times, inode and device (any write, even
+    one that puts the size and modification time back, moves the change time)."""
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
 def file_digest(path: Path | str) -> bytes:
     """The sha256 of the file's bytes (OSError if it cannot be read)."""
     info = os.stat(path)
-    signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
     known = _HASHED.get(str(path))
-    if known is not None and known[0] == signature:
+    if known is not None and known[0] == signature(info):
         return known[1]
     taken = time.time_ns()
     found = hashlib.sha256(Path(path).read_bytes()).digest()
     if info.st_ctime_ns < taken - SETTLED_NS:
-        _HASHED[str(path)] = (signature, found)
+        _HASHED[str(path)] = (signature(info), found)
     return found
 
 

@@ -52,19 +52,18 @@ def pdf_bytes(pdf: pikepdf.Pdf, **options) -> bytes:
     """The bytes pdf.save(**options) writes; with `deterministic_id`, the file's /ID is a hash of
     its content (see _content_id) instead of qpdf's own, which is the same promise."""
     content_id = options.pop("deterministic_id", False)
-    with _anonymous_file() as file:
-        pdf.save(file, static_id=content_id, **options)
-        file.seek(0)
-        data = file.read()
+    data = _saved(pdf, static_id=content_id, **options)
     if not content_id:
         return data
-    found = _content_id(data)
-    if found is None:           # no ID where qpdf writes it: qpdf's own, as before
-        with _anonymous_file() as file:
-            pdf.save(file, deterministic_id=True, **options)
-            file.seek(0)
-            return file.read()
-    return found
+    found = _content_id(data)       # None: no ID where qpdf writes it: qpdf's own, as before
+    return found if found is not None else _saved(pdf, deterministic_id=True, **options)
+
+
+def _saved(pdf: pikepdf.Pdf, **options) -> bytes:
+    with _anonymous_file() as file:
+        pdf.save(file, **options)
+        file.seek(0)
+        return file.read()
 
 
 # qpdf's deterministic /ID is the MD5 of the file as it writes it: 9 ms of a 5,000-card pack's

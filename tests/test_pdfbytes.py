@@ -122,3 +122,17 @@ def test_a_damaged_document_raises_pikepdfs_error():
     for data in (b"", b"%PDF-1.4\n" + b"no objects here " * (LARGE // 8)):
         with pytest.raises(pikepdf.PdfError):
             open_pdf(data)
+
+
+@pytest.mark.parametrize("streams", [pikepdf.ObjectStreamMode.disable, pikepdf.ObjectStreamMode.generate])
+def test_a_string_that_reads_as_qpdfs_fixed_id_is_left_as_it_is(streams):
+    """A document holding qpdf's fixed test ID as a string (written as hex, before the trailer)
+    keeps it; the trailer's ID is the one replaced."""
+    static = bytes.fromhex("31415926535897932384626433832795")
+    pdf = _blank(1)
+    pdf.Root.Trap = pikepdf.Array([pikepdf.String(static)])
+    pdf.Root.Trap2 = pdf.make_indirect(pikepdf.Array([1, pikepdf.String(static)]))
+    data = pdf_bytes(pdf, deterministic_id=True, object_stream_mode=streams)
+    with pikepdf.open(io.BytesIO(data)) as reopened:
+        assert bytes(reopened.Root.Trap[0]) == static and bytes(reopened.Root.Trap2[1]) == static
+        assert bytes(reopened.trailer.ID[1]) != static and reopened.trailer.ID[0] == reopened.trailer.ID[1]

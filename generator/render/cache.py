@@ -99,8 +99,7 @@ class FaceCache:
         self._used: dict[str, list] = {}         # direct -> [key, sha256, inputs, stat] of this build
         self._saved = 0                          # entries of _used when the index was last written
         self._unindexed: set[str] = set()        # directs of _used the index file does not hold as used
-        self._held: dict[tuple, bool] = {}       # input sets checked against their files in this run
-        self._held_sets: dict[int, tuple | None] = {}    # the same by the index's number (_set_held)
+        self._held_sets: dict[int, tuple | None] = {}    # input sets checked against their files (_set_held)
         self._sets: list = []                    # the index's input sets, by number
         self._markers: dict = {}                 # set number -> its (file, hash) tuple, or None
         self._inputs: dict[tuple, dict] = {}     # (file, hash) tuple -> the index's dict of it
@@ -164,14 +163,17 @@ class FaceCache:
 
     def _set_held(self, number, current) -> tuple[tuple, bytes] | None:
         """(the index's input set `number` as a marker, what it adds to an entry's name) when the
-        set is one and all its files still have their hashes; else None. Once a set in a run."""
+        set is one and all its files still have their hashes; else None. Once a set in a run: most
+        faces of a game read the same stylesheets and icons, and `current` gives the same hashes
+        all run."""
         if type(number) is not int:
             return None
         found = self._held_sets.get(number, False)
         if found is False:
             marker = self._marker(number)
-            found = (marker, _inputs_part(marker)) if marker is not None and self._inputs_hold(marker, current) \
-                else None
+            # (a marker's hashes are all text: _marker made sure)
+            holds = marker is not None and all(current(name) == value for name, value in marker)
+            found = (marker, _inputs_part(marker)) if holds else None
             self._held_sets[number] = found
         return found
 
@@ -188,18 +190,6 @@ class FaceCache:
                 self._inputs.setdefault(marker, inputs)
             self._markers[number] = marker
         return marker
-
-    def _inputs_hold(self, marker: tuple, current) -> bool:
-        """Whether every (file, hash) still holds: once per distinct set in a run (most faces of
-        a game read the same stylesheets and icons; `current` gives the same hashes all run)."""
-        try:
-            held = self._held.get(marker)
-        except TypeError:            # a hash that is not text (a damaged index): not a match
-            return False
-        if held is None:
-            held = self._held[marker] = all(isinstance(value, str) and current(name) == value
-                                            for name, value in marker)
-        return held
 
     def remember(self, direct: str, key: str, sha: str, inputs: dict[str, str]) -> None:
         """List an entry checked (or written) by this build in the index."""

@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from generator.filehash import file_digest
+from generator.filehash import file_digest, signature
 from generator.source import reads
 from generator.versions import version
 
@@ -78,10 +78,9 @@ _WRITTEN: dict[str, tuple[tuple, str]] = {}
 
 def _full_signature(path: Path) -> tuple | None:
     try:
-        info = os.stat(path)
+        return signature(os.stat(path))
     except OSError:
         return None
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
 
 
 def note_output(path: Path, sha: str) -> None:

@@ -50,12 +50,12 @@ def open_pdf(data: bytes, **options) -> pikepdf.Pdf:
 
 def pdf_bytes(pdf: pikepdf.Pdf, **options) -> bytes:
     """The bytes pdf.save(**options) writes; with `deterministic_id`, the file's /ID is a hash of
-    its content (see _content_id) instead of qpdf's own, which is the same promise."""
-    content_id = options.pop("deterministic_id", False)
-    data = _saved(pdf, static_id=content_id, **options)
-    if not content_id:
+    its content (see content_id) instead of qpdf's own, which is the same promise."""
+    with_id = options.pop("deterministic_id", False)
+    data = _saved(pdf, static_id=with_id, **options)
+    if not with_id:
         return data
-    found = _content_id(data)       # None: no ID where qpdf writes it: qpdf's own, as before
+    found = content_id(data)       # None: no ID where qpdf writes it: qpdf's own, as before
     return found if found is not None else _saved(pdf, deterministic_id=True, **options)
 
 
@@ -71,12 +71,14 @@ def _saved(pdf: pikepdf.Pdf, **options) -> bytes:
 # instead (static_id), qpdf writes that in the trailer, and it is replaced by the first half of the
 # sha256 of the bytes so written: the same document still gives the same bytes, another one
 # another ID, for 5 ms. As with qpdf's, a document that had an ID keeps its first half.
-_STATIC = b"31415926535897932384626433832795"
-_IDS = re.compile(rb"/ID \[<([0-9a-f]{32})><" + _STATIC + rb">\]")
+STATIC_ID = b"31415926535897932384626433832795"
+_IDS = re.compile(rb"/ID \[<([0-9a-f]{32})><" + STATIC_ID + rb">\]")
 
 
-def _content_id(data: bytes) -> bytes | None:
-    at = data.rfind(b"<" + _STATIC + b">]")
+def content_id(data: bytes) -> bytes | None:
+    """The file with qpdf's fixed test ID replaced as described above (None if it has none where
+    qpdf writes it)."""
+    at = data.rfind(b"<" + STATIC_ID + b">]")
     found = _IDS.match(data, at - 39) if at >= 39 else None     # "/ID [<" and 32 digits, ">"
     if found is None:
         return None
@@ -85,7 +87,7 @@ def _content_id(data: bytes) -> bytes | None:
     as_written = head.copy()
     as_written.update(view[found.start():])
     digest = as_written.hexdigest()[:32].encode()
-    ids = b"/ID [<" + (digest if found.group(1) == _STATIC else found.group(1)) + b"><" + digest + b">]"
+    ids = b"/ID [<" + (digest if found.group(1) == STATIC_ID else found.group(1)) + b"><" + digest + b">]"
     out = b"".join((view[:found.start()], ids, view[found.end():]))
     head.update(ids)
     head.update(view[found.end():])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from generator.sheets import sheet_cache
+from generator.sheets import sheet_cache, splice
 from tests.conftest import ROOT, pnp
 
 
@@ -39,6 +39,19 @@ def kept(monkeypatch):
         seen.append((self.kept, len(self.order)))
         return assemble(self, info)
     monkeypatch.setattr(sheet_cache.SheetReuser, "assemble", spy)
+    return seen
+
+
+@pytest.fixture
+def patched(monkeypatch):
+    """How many forms each pack patched in place (SheetPatcher) wrote again."""
+    seen = []
+    replaced = splice.replaced
+
+    def spy(data, new):
+        seen.append(len(new))
+        return replaced(data, new)
+    monkeypatch.setattr(splice, "replaced", spy)
     return seen
 
 
@@ -86,6 +99,52 @@ def test_one_changed_card_re_imposes_its_sheets_and_equals_a_cold_build(tmp_path
     _build(project, *options)
     assert _pack(project, suffix) == incremental
     assert len(pikepdf.open(project / f"build/sizes/sizes-1p-a4{suffix}.pdf").pages) == len(manifest["pages"])
+
+
+def _objects(data: bytes) -> dict[int, bytes]:
+    starts, table = splice.offsets(data)
+    return {n: data[s:e] for n, (s, e) in enumerate(zip(starts[1:], starts[2:] + [table]), 1)}
+
+
+@pytest.mark.parametrize("options", [(), ("--duplex", "gutterfold"), ("--duplex", "none"), ("--sheets", "per-deck")])
+def test_a_card_drawn_anew_with_the_pack_s_glyphs_is_patched_in_place(tmp_path, kept, patched, options):
+    """A card whose new look draws glyphs the pack has, with the same fonts: its form is written
+    again where it was and nothing else in the file changes but its table and /ID; twice over
+    (the second build patches a patched pack), and the pack is the cold build's."""
+    project = _sizes(tmp_path / "sizes")
+    _build(project, *options)
+    pdf = next(p for p in (project / "build/sizes").glob("*.pdf"))
+    for old, new in (("label: 乙", "label: 乙甲"), ("label: 乙甲", "label: 甲乙")):
+        before = _objects(pdf.read_bytes())
+        _edit(project, old, new)
+        _build(project, *options)
+        after = _objects(pdf.read_bytes())
+        forms = {og[0] for og in _forms_by_label(pdf)["poker/b"]}
+        assert before.keys() == after.keys()
+        assert {n for n in after if after[n] != before[n]} == forms
+        assert all(after[n].split(b"\nstream\n")[0] != before[n].split(b"\nstream\n")[0] for n in forms)
+    assert patched == [len(forms)] * 2 and kept == []
+    saved = pikepdf.open(pdf)           # each object as qpdf writes it, references unchanged
+    for number, written in after.items():
+        numbers = {og: og[0] for og in splice.references(written.split(b"\nstream\n")[0])}
+        assert splice.written_object(saved.get_object(number, 0), number, numbers) == written
+    incremental = pdf.read_bytes(), pdf.with_suffix(".json").read_bytes()
+    shutil.rmtree(project / "build")
+    _build(project, *options)
+    assert (pdf.read_bytes(), pdf.with_suffix(".json").read_bytes()) == incremental
+
+
+def test_a_card_drawn_with_another_font_is_built_on_as_before(tmp_path, kept, patched):
+    """A card's new look draws with a font its form did not (one the pack has for another card):
+    the form refers to other objects, so object numbers could move; the pack is built on the
+    last one as before, not patched, and is the cold build."""
+    project = _sizes(tmp_path / "sizes")
+    _edit(project, "label: 乙", "label: 乙♠")
+    _build(project)
+    _edit(project, "label: 甲", "label: 甲♠")
+    _build(project)
+    assert patched == [] and len(kept) == 1
+    _assert_cold_equal(project)
 
 
 def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):

@@ -2,6 +2,8 @@
 JSON manifest (every page's role, every slot's rectangle) that preflight and the tests read back."""
 from __future__ import annotations
 
+import hashlib
+
 import pikepdf
 from pikepdf import Dictionary, Name, OutlineItem
 
@@ -16,40 +18,68 @@ from generator.source.schema import PackSpec
 
 def outline(out: pikepdf.Pdf, sections: list[Section], offset: int, lang: str, body: Body | None = None) -> None:
     with out.open_outline() as tree:
-        tree.root.append(OutlineItem(translator(lang).gettext("Contents and printing"), 0))
-        for section in sections:
-            if section.kind == "rulebook":
-                tree.root.append(rulebook_outline(section, offset, body))
-                continue
-            tree.root.append(OutlineItem(f"{section.name} ×{section.count}", offset + section.first_page - 1))
+        tree.root.extend(outline_item(entry) for entry in outline_entries(sections, offset, lang, body))
 
 
-def rulebook_outline(section: Section, offset: int, body: Body | None) -> OutlineItem:
+def outline_item(entry: tuple) -> OutlineItem:
+    """A bookmark of outline_entries (with those under it) as pikepdf makes it."""
+    title, page, children = entry
+    item = OutlineItem(title, page)
+    item.children.extend(outline_item(child) for child in children)
+    return item
+
+
+def outline_entries(sections: list[Section], offset: int, lang: str, body: Body | None = None) -> list[tuple]:
+    """The bookmarks as plain data: (title, page index, [entries under it]) each."""
+    entries = [(translator(lang).gettext("Contents and printing"), 0, [])]
+    for section in sections:
+        if section.kind == "rulebook":
+            entries.append(rulebook_outline(section, offset, body))
+            continue
+        entries.append((f"{section.name} ×{section.count}", offset + section.first_page - 1, []))
+    return entries
+
+
+def rulebook_outline(section: Section, offset: int, body: Body | None) -> tuple:
     """The rulebook's headings, nested by level, each pointing at the sheet that prints its page."""
     where = {}
     for number, entry in enumerate(body.entries if body else [], 1):
         for slot in entry.get("slots", []) if entry["role"] == "rulebook" else []:
             if slot["page"]:
                 where.setdefault(slot["page"], number)
-    item = OutlineItem(section.name, offset + section.first_page - 1)
+    item = (section.name, offset + section.first_page - 1, [])
     stack = [(0, item)]
     for level, title, page in section.items[0].bookmarks:
-        child = OutlineItem(title, offset + where.get(page + 1, section.first_page) - 1)
+        child = (title, offset + where.get(page + 1, section.first_page) - 1, [])
         while stack[-1][0] >= level:
             stack.pop()
-        stack[-1][1].children.append(child)
+        stack[-1][1][2].append(child)
         stack.append((level, child))
     return item
 
 
 def metadata(out: pikepdf.Pdf, game: Game, pack: PackSpec, paper: str, options: PrintOptions) -> None:
+    info, duplex = document_info(game, pack, paper, options)
+    out.docinfo = out.make_indirect(Dictionary(**info))
+    out.Root.PageMode = Name.UseOutlines
+    out.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"), Duplex=Name(duplex))
+
+
+def document_info(game: Game, pack: PackSpec, paper: str, options: PrintOptions) -> tuple[dict, str]:
+    """The document information (title, producer, creator) and the viewer's duplex setting."""
     t = translator(game.spec.language)
     players = t.ngettext("%(num)d player", "%(num)d players", pack.players) % {"num": pack.players}
     title = f"{game.spec.title} · {players} · {paper.upper()}"
-    out.docinfo = out.make_indirect(Dictionary(Title=title, Producer=f"pnp {__version__}", Creator="pnp"))
-    out.Root.PageMode = Name.UseOutlines
-    duplex = {"long": Name.DuplexFlipLongEdge, "short": Name.DuplexFlipShortEdge}.get(options.duplex, Name.Simplex)
-    out.Root.ViewerPreferences = Dictionary(PrintScaling=Name("/None"), Duplex=duplex)
+    duplex = {"long": "/DuplexFlipLongEdge", "short": "/DuplexFlipShortEdge"}.get(options.duplex, "/Simplex")
+    return {"Title": title, "Producer": f"pnp {__version__}", "Creator": "pnp"}, duplex
+
+
+def cover_key(sections: list[Section], offset: int, game: Game, pack: PackSpec, paper: str,
+              options: PrintOptions, body: Body | None = None) -> str:
+    """A hash of what outline() and metadata() write: a pack patched in place (sheets/sheet_cache.py)
+    keeps the last file's only while it is unchanged."""
+    made = (outline_entries(sections, offset, game.spec.language, body), document_info(game, pack, paper, options))
+    return hashlib.sha256(repr(made).encode()).hexdigest()
 
 
 def manifest(game: Game, pack: PackSpec, paper: str, file: str, options: PrintOptions, sections: list[Section],

@@ -28,7 +28,7 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
     merge_fonts(body.pdf, assets)
     tidy_fonts(body.pdf)                     # its figures' fonts too: unique tags, clean names
     with body.pdf.open_outline() as tree:
-        tree.root.append(pack_record.rulebook_outline(section, 0, body))
+        tree.root.append(pack_record.outline_item(pack_record.rulebook_outline(section, 0, body)))
     spec = game.spec.rulebook
     duplex = Name.DuplexFlipShortEdge if spec.imposition == "booklet" else Name.DuplexFlipLongEdge
     body.pdf.docinfo = body.pdf.make_indirect(Dictionary(Title=f"{game.spec.title} · {title}",

@@ -30,6 +30,7 @@ import json
 import shutil
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 import pikepdf
@@ -41,17 +42,23 @@ from generator.filehash import file_hash
 from generator.pdfbytes import open_pdf
 from generator.render.fontmerge import merged_font, placeholder_key, placeholders
 from generator.geometry import Mark, Rect, pt
+from generator.sheets import splice
 from generator.sheets.impose import Imposer, streams_under
 
-VERSION = 4       # 2: every stream compressed by pnp, saved as it is (compress_streams); 3: slots' labels;
-                  # 4: each face's glyphs as JSON text, and how many faces draw each glyph
-ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/card_sheets.py", "sheets/pack.py",
-                  "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py", "render/info.py",
-                  "check/pdfread.py", "pdfbytes.py")
+VERSION = 5       # 2: every stream compressed by pnp, saved as it is (compress_streams); 3: slots' labels;
+                  # 4: each face's glyphs as JSON text, and how many faces draw each glyph;
+                  # 5: page 1's cache key and a hash of the bookmarks and document information
+ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/splice.py", "sheets/card_sheets.py",
+                  "sheets/pack.py", "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py",
+                  "render/info.py", "check/pdfread.py", "pdfbytes.py")
 
 
 class Fallback(Exception):
     """The previous pack cannot be reused exactly: build it cold."""
+
+
+class NotPatchable(Exception):
+    """The previous pack cannot be patched in place (SheetPatcher): build on it as SheetReuser does."""
 
 
 def context_key(name: str, options, fonts=()) -> str:
@@ -227,17 +234,78 @@ class _Pending:
         self.size = size
 
 
-class SheetReuser(SheetRecorder):
-    """The imposer of an incremental build: works on the previous pack itself; a sheet whose key
-    it had is kept (its page object), any other is imposed and appended, to be put in place."""
+class _BuiltOnLast(SheetRecorder):
+    """An imposer building on the last pack: what its record says, and how to read that pack."""
 
-    def __init__(self, old: pikepdf.Pdf, record: dict):
-        super().__init__(old)
-        self.old_size = int(old.trailer.Size)   # objects numbered below it are the last file's
+    def __init__(self, out: pikepdf.Pdf, old: pikepdf.Pdf, record: dict):
+        super().__init__(out)
+        self.old = old
         self.record = record
         info = record["info_pages"]
         # (not old.pages[i] in a loop: each copies qpdf's list of every page)
         self.old_pages = [page.obj for page in old.pages][info:info + len(record["sheets"])]
+        self.kept = 0
+        self.known = record["glyph_map"]
+        self.conflicts = set(record["conflicts"])
+        self.old_counts = {g: {int(gid): n for gid, n in c.items()} for g, c in record["counts"].items()}
+
+    def new_page(self, size):
+        return _Pending(size)
+
+    def append_content(self, page, text: str) -> None:
+        raise Fallback("a sheet drawn on after its placements (registration marks)")
+
+    def _old_form(self, sheet: int, slot: int, label: str) -> pikepdf.Object:
+        """The form in slot `slot` of the last pack's sheet `sheet`, checked to be the card's."""
+        try:
+            form = self.old_pages[sheet].Resources.XObject[f"/P{slot}"]
+        except (AttributeError, KeyError) as exc:
+            raise Fallback(f"the record does not fit the last pack ({exc})") from None
+        if str(form.get("/PnpId", "")) != label:
+            raise Fallback("the record does not fit the last pack (a form of another card)")
+        return form
+
+    def _note_kept(self, slots) -> None:
+        """The glyphs of faces the last pack had, as its record keeps them."""
+        for face, _ in slots:
+            if face not in self.glyphs:
+                self.glyphs[face] = self.record["faces"][face]
+
+    def glyph_counts(self) -> dict[str, dict[int, int]]:
+        """The last pack's counts, less the glyphs of its faces this pack no longer has, plus those
+        of the faces new to it: a face's glyphs are read only when it comes or goes (a face key
+        names what the face draws)."""
+        old = self.record["faces"]
+        counts = {g: collections.Counter(c) for g, c in self.old_counts.items()}
+        for key in old.keys() - self.glyphs.keys():
+            for group, gids in _face_glyphs(old[key]).items():
+                counts.setdefault(group, collections.Counter()).subtract(gids)
+        for key in self.glyphs.keys() - old.keys():
+            for group, gids in _face_glyphs(self.glyphs[key]).items():
+                counts.setdefault(group, collections.Counter()).update(gids)
+        if any(n < 0 for c in counts.values() for n in c.values()):
+            raise Fallback("the record does not fit the last pack (its glyph counts)")
+        return counts
+
+    def _old_fonts(self, groups: set[str]) -> dict:
+        """The pack's merged font objects by group, found through the faces of kept pages."""
+        names = {name: group for group, name in self.record["font_names"].items()}
+        found: dict = {}
+        for page in self.old_pages:
+            for form in page.Resources.get("/XObject", {}).values():
+                _find_fonts(form.get("/Resources"), names, found)
+                if set(found) >= groups:
+                    return found
+        raise Fallback("the previous pack's fonts were not found")
+
+
+class SheetReuser(_BuiltOnLast):
+    """The imposer of an incremental build: works on the previous pack itself; a sheet whose key
+    it had is kept (its page object), any other is imposed and appended, to be put in place."""
+
+    def __init__(self, old: pikepdf.Pdf, record: dict):
+        super().__init__(old, old, record)
+        self.old_size = int(old.trailer.Size)   # objects numbered below it are the last file's
         self.by_key: dict[str, collections.deque] = collections.defaultdict(collections.deque)
         self.where: dict[tuple, tuple] = {}    # (face key, label) -> (old page, slot index) holding its form
         for i, (key, slots) in enumerate(record["sheets"]):
@@ -247,25 +315,11 @@ class SheetReuser(SheetRecorder):
         self.order: list[pikepdf.Object] = []  # the body's page objects, in order
         self.made: list[pikepdf.Object] = []   # the pages imposed now
         self.remade: list[pikepdf.Object] = []  # the pack's fonts whose subset was made again
-        self.kept = 0
-        self.known = record["glyph_map"]
-        self.conflicts = set(record["conflicts"])
-        self.old_counts = {g: {int(gid): n for gid, n in c.items()} for g, c in record["counts"].items()}
-
-    def new_page(self, size):
-        return _Pending(size)
 
     def form(self, key, page, bleed=0.0, label=""):
         ident = (key, label)
         if ident not in self._forms and ident in self.where:    # in the old file already: no face opened
-            i, slot = self.where[ident]
-            try:
-                form = self.old_pages[i].Resources.XObject[f"/P{slot}"]
-            except (AttributeError, KeyError) as exc:
-                raise Fallback(f"the record does not fit the last pack ({exc})") from None
-            if str(form.get("/PnpId", "")) != label:
-                raise Fallback("the record does not fit the last pack (a form of another card)")
-            self._forms[ident] = form
+            self._forms[ident] = self._old_form(*self.where[ident], label)
             self.glyphs[key] = self.record["faces"][key]
         return super().form(key, page, bleed, label)
 
@@ -275,8 +329,7 @@ class SheetReuser(SheetRecorder):
         if self.by_key.get(key):
             self.sheets.append([key, slots])
             self.order.append(self.old_pages[self.by_key[key].popleft()])
-            for face, _ in slots:
-                self.glyphs.setdefault(face, self.record["faces"][face])
+            self._note_kept(slots)
             self.kept += 1
             return
         w, h = page.size     # not appended to the old file's page tree (slow there): assemble() orders the pages
@@ -285,9 +338,6 @@ class SheetReuser(SheetRecorder):
         super().place(real, placements, marks, page_size, rotations, fold)
         self.order.append(real.obj)
         self.made.append(real.obj)
-
-    def append_content(self, page, text: str) -> None:
-        raise Fallback("a sheet drawn on after its placements (registration marks)")
 
     # --- after the sheets ----------------------------------------------------------------------
     def merge_fonts(self, assets) -> None:
@@ -317,33 +367,6 @@ class SheetReuser(SheetRecorder):
         for ident in self.imported:
             for font_dict, name, font in list(placeholders(self._forms[ident].get("/Resources"))):
                 font_dict[name] = fonts[_group(font)]
-
-    def glyph_counts(self) -> dict[str, dict[int, int]]:
-        """The last pack's counts, less the glyphs of its faces this pack no longer has, plus those
-        of the faces new to it: a face's glyphs are read only when it comes or goes (a face key
-        names what the face draws)."""
-        old = self.record["faces"]
-        counts = {g: collections.Counter(c) for g, c in self.old_counts.items()}
-        for key in old.keys() - self.glyphs.keys():
-            for group, gids in _face_glyphs(old[key]).items():
-                counts.setdefault(group, collections.Counter()).subtract(gids)
-        for key in self.glyphs.keys() - old.keys():
-            for group, gids in _face_glyphs(self.glyphs[key]).items():
-                counts.setdefault(group, collections.Counter()).update(gids)
-        if any(n < 0 for c in counts.values() for n in c.values()):
-            raise Fallback("the record does not fit the last pack (its glyph counts)")
-        return counts
-
-    def _old_fonts(self, groups: set[str]) -> dict:
-        """The pack's merged font objects by group, found through the faces of kept pages."""
-        names = {name: group for group, name in self.record["font_names"].items()}
-        found: dict = {}
-        for page in self.old_pages:
-            for form in page.Resources.get("/XObject", {}).values():
-                _find_fonts(form.get("/Resources"), names, found)
-                if set(found) >= groups:
-                    return found
-        raise Fallback("the previous pack's fonts were not found")
 
     def assemble(self, info: pikepdf.Pdf) -> pikepdf.Pdf:
         """The previous pack with the new page 1 and the body pages in order, ready for the
@@ -384,6 +407,80 @@ class SheetReuser(SheetRecorder):
             elif obj.objgen != was.objgen:
                 return None
         return changed
+
+
+class SheetPatcher(_BuiltOnLast):
+    """The imposer of a pack that differs from its last file only in how some cards look, each
+    card's every copy alike: the same sheets in the same order, each slot's card where it was,
+    the same glyphs drawn, page 1 and the outline as they were (PackBuilder checks those). Such a
+    pack is the last file with the forms of the changed cards written again, in place: a form
+    refers only to the pack's fonts, so if the new one refers to the same fonts in the same order,
+    every object keeps its number and qpdf would write every other object as it was (splice.py).
+    New faces are imported into a scratch PDF; the last pack is only read. Anything else raises
+    NotPatchable (or Fallback, where SheetReuser could not build on the pack either)."""
+
+    def __init__(self, old: pikepdf.Pdf, record: dict, data: bytes):
+        super().__init__(pikepdf.new(), old, record)
+        self.data = data                       # the last pack's bytes
+        self.replacing: dict[tuple, pikepdf.Object] = {}   # (face key, label) new -> the old form it rewrites
+        self.gone: dict[tuple, tuple] = {}     # (face key, label) replaced -> the one replacing it
+
+    def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
+        number = len(self.sheets)
+        if number >= len(self.old_pages):
+            raise NotPatchable("more sheets than the last pack")
+        key = sheet_key(placements, marks, page_size, rotations, fold)
+        old_key, old_slots = self.record["sheets"][number]
+        self.sheets.append([key, _slots(placements)])
+        if key == old_key:
+            self.kept += 1
+        else:
+            as_was = [(face,) + tuple(p[1:]) for p, (face, _) in zip(placements, old_slots)]
+            if len(placements) != len(old_slots) or sheet_key(as_was, marks, page_size, rotations, fold) != old_key:
+                raise NotPatchable("a sheet laid out anew")
+            for slot, (p, (face, label)) in enumerate(zip(placements, old_slots)):
+                if p[0] != face:
+                    self._swap(number, slot, (face, label), p)
+        self._note_kept(old_slots if key == old_key else _slots(placements))
+
+    def _swap(self, sheet: int, slot: int, old: tuple, placement) -> None:
+        new = (placement[0], old[1])
+        form = self._old_form(sheet, slot, old[1])
+        if self.gone.setdefault(old, new) != new or self.replacing.setdefault(new, form).objgen != form.objgen:
+            raise NotPatchable("one card drawn two ways, or two cards drawn alike")
+        self.form(placement[0], placement[1], placement[4], old[1])     # into the scratch PDF; glyphs noted
+
+    def merge_fonts(self, assets) -> None:
+        """No font re-made: the pack draws exactly the glyphs it drew, with the same text."""
+        if len(self.sheets) != len(self.old_pages):
+            raise NotPatchable("fewer sheets than the last pack")
+        _, conflicts = self.glyph_map()
+        if self.glyph_union() != _drawn(self.old_counts) or conflicts or self.conflicts:
+            raise NotPatchable("the pack draws other glyphs")
+        old = {tuple(slot) for _, slots in self.record["sheets"] for slot in slots}
+        new = {tuple(slot) for _, slots in self.sheets for slot in slots}
+        if old & set(self.replacing) or new & set(self.gone):
+            raise NotPatchable("a rewritten form is placed for another card too")
+        self.fonts.update(self._old_fonts(set(self.glyph_union())))
+
+    def patched(self) -> bytes:
+        """The last pack's bytes with the changed forms written again."""
+        written = {}
+        for ident, old in self.replacing.items():
+            form = self._forms[ident]
+            numbers = {font.objgen: self.fonts[_group(font)].objgen[0] for _, _, font in placeholders(form.Resources)}
+            _canonical_stream(form)
+            try:
+                refers = [numbers.get(og) for og in splice.references(form.stream_dict.unparse(resolved=True))]
+                if old.objgen[1] != 0 or refers != [n for n, _ in splice.references(old.stream_dict.unparse(resolved=True))]:
+                    raise NotPatchable("a changed card refers to other objects than it did")
+                written[old.objgen[0]] = splice.written_stream(form, old.objgen[0], {og: n for og, n in numbers.items()})
+            except splice.Unspliceable as exc:
+                raise NotPatchable(str(exc)) from None
+        try:
+            return splice.replaced(self.data, written)
+        except splice.Unspliceable as exc:
+            raise NotPatchable(str(exc)) from None
 
 
 def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> None:
@@ -457,7 +554,14 @@ def record_path(project, game_id: str, name: str) -> Path:
     return project.build / ".cache" / "sheets" / game_id / f"{name}.json"
 
 
-def load(project, game_id: str, name: str, context: str) -> tuple[dict, pikepdf.Pdf] | None:
+class Previous(NamedTuple):
+    """The last build of a pack: its record, its file opened and the file's bytes."""
+    record: dict
+    pdf: pikepdf.Pdf
+    data: bytes
+
+
+def load(project, game_id: str, name: str, context: str) -> Previous | None:
     """The record and the previous pack, when both are there, match each other and this build's
     context; None otherwise (then the pack is built cold)."""
     path = record_path(project, game_id, name)
@@ -475,7 +579,7 @@ def load(project, game_id: str, name: str, context: str) -> tuple[dict, pikepdf.
         pdf = open_pdf(data)
     except pikepdf.PdfError:
         return None
-    return (record, pdf) if record["info_pages"] + len(record["sheets"]) == len(pdf.pages) else None
+    return Previous(record, pdf, data) if record["info_pages"] + len(record["sheets"]) == len(pdf.pages) else None
 
 
 def _well_formed(record: dict) -> bool:

@@ -147,6 +147,18 @@ def test_a_card_drawn_with_another_font_is_built_on_as_before(tmp_path, kept, pa
     _assert_cold_equal(project)
 
 
+def test_a_new_page_1_and_title_are_built_on_as_before(tmp_path, kept, patched):
+    """The game's title changed: every sheet is as it was, but page 1 and the document's title
+    are not, so the pack is built on its last file as before (not patched) and is the cold build."""
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    game = project / "cards/sizes/game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace("title: 尺寸测试", "title: 尺寸测试二"), encoding="utf-8")
+    _build(project)
+    assert patched == [] and len(kept) == 1 and kept[0][0] == kept[0][1]
+    _assert_cold_equal(project)
+
+
 def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):
     project = _sizes(tmp_path / "sizes")
     _build(project)

@@ -219,6 +219,23 @@ def test_keywords_match_whole_words_in_latin_scripts_only(tmp_path):
     assert chinese.count('<span class="kw">收摊</span>') == 2
 
 
+def test_each_edition_finds_its_own_font_for_a_character(tmp_path):
+    """font_for remembers its answers: an edition (another fallback order) keeps its own, whichever
+    is asked first, and a character no font draws is None every time."""
+    project = bilingual_project(tmp_path / "p")
+    from generator.source.assets import Assets
+    from generator.source.project import Project
+    for english_first in (True, False):
+        assets = Assets(Project.at(project))
+        english = assets.edition("en")
+        asked = [(english, "A"), (assets, "A")] if english_first else [(assets, "A"), (english, "A")]
+        found = {id(a): a.font_for(c) for a, c in asked}
+        assert found == {id(assets): "Noto Sans SC", id(english): "Noto Sans"}
+        assert [assets.font_for("A"), english.font_for("A"), english.font_for("字")] == \
+            ["Noto Sans SC", "Noto Sans", "Noto Sans SC"]
+        assert assets.font_for("\U000E0001") is None and assets.font_for("\U000E0001") is None
+
+
 def test_engine_catalogues_have_correct_plural_forms():
     en, zh = translator("en"), translator("zh-Hans")
     assert [en.ngettext("%(num)d page", "%(num)d pages", n) % {"num": n} for n in (1, 2)] == ["1 page", "2 pages"]

@@ -465,22 +465,25 @@ class SheetPatcher(_BuiltOnLast):
 
     def patched(self) -> bytes:
         """The last pack's bytes with the changed forms written again."""
-        written = {}
-        for ident, old in self.replacing.items():
-            form = self._forms[ident]
-            numbers = {font.objgen: self.fonts[_group(font)].objgen[0] for _, _, font in placeholders(form.Resources)}
-            _canonical_stream(form)
-            try:
-                refers = [numbers.get(og) for og in splice.references(form.stream_dict.unparse(resolved=True))]
-                if old.objgen[1] != 0 or refers != [n for n, _ in splice.references(old.stream_dict.unparse(resolved=True))]:
-                    raise NotPatchable("a changed card refers to other objects than it did")
-                written[old.objgen[0]] = splice.written_stream(form, old.objgen[0], {og: n for og, n in numbers.items()})
-            except splice.Unspliceable as exc:
-                raise NotPatchable(str(exc)) from None
         try:
+            written = {old.objgen[0]: self._written(self._forms[ident], old) for ident, old in self.replacing.items()}
             return splice.replaced(self.data, written)
         except splice.Unspliceable as exc:
             raise NotPatchable(str(exc)) from None
+
+    def _written(self, form: pikepdf.Stream, old: pikepdf.Stream) -> bytes:
+        """A new form as qpdf would write it in place of `old`, its stand-in fonts named by the
+        pack's fonts' numbers; NotPatchable unless it refers to the objects `old` did, in order."""
+        try:
+            numbers = {font.objgen: self.fonts[_group(font)].objgen[0]
+                       for _, _, font in placeholders(form.get("/Resources"))}
+        except KeyError:
+            raise NotPatchable("a changed card draws with a font the pack does not have") from None
+        _canonical_stream(form)             # as compress_streams makes a new stream
+        refers = [numbers.get(og) for og in splice.references(form.stream_dict.unparse(resolved=True))]
+        if old.objgen[1] != 0 or refers != [n for n, _ in splice.references(old.stream_dict.unparse(resolved=True))]:
+            raise NotPatchable("a changed card refers to other objects than it did")
+        return splice.written_stream(form, old.objgen[0], numbers)
 
 
 def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> None:

@@ -360,3 +360,27 @@ def test_a_record_that_does_not_fit_its_pack_is_built_whole(tmp_path, kept):
     _build(project)
     assert kept == []
     _assert_cold_equal(project)
+
+
+def test_a_record_naming_a_form_that_is_not_a_stream_is_not_patched(tmp_path, kept, patched):
+    """The last pack's form for the changed card replaced by a dictionary (and the record given the
+    file's hash, as a hand edit would): nothing patched, no internal error, the cold build."""
+    import hashlib
+    project = _sizes(tmp_path / "sizes")
+    _build(project)
+    path = project / "build/sizes/sizes-1p-a4.pdf"
+    with pikepdf.open(path, allow_overwriting_input=True) as pdf:
+        stand_in = pdf.make_indirect(pikepdf.Dictionary(PnpId=pikepdf.String("poker/b")))    # one, as the form was
+        for page in pdf.pages:
+            for name, form in list(page.obj.Resources.XObject.items()):
+                if str(form.get("/PnpId", "")) == "poker/b":
+                    page.obj.Resources.XObject[name] = stand_in
+        pdf.save(path, **sheet_cache.AS_IS)
+    record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
+    data = json.loads(record.read_text())
+    data["pdf"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    record.write_text(json.dumps(data))
+    _edit(project, "label: 乙", "label: 乙甲")
+    _build(project)
+    assert patched == []
+    _assert_cold_equal(project)

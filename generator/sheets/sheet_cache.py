@@ -479,6 +479,8 @@ class SheetPatcher(_BuiltOnLast):
                        for _, _, font in placeholders(form.get("/Resources"))}
         except KeyError:
             raise NotPatchable("a changed card draws with a font the pack does not have") from None
+        if not (isinstance(form, pikepdf.Stream) and isinstance(old, pikepdf.Stream) and old.is_indirect):
+            raise NotPatchable("a form that is not a stream of its own")
         _canonical_stream(form)             # as compress_streams makes a new stream
         refers = [numbers.get(og) for og in splice.references(form.stream_dict.unparse(resolved=True))]
         if old.objgen[1] != 0 or refers != [n for n, _ in splice.references(old.stream_dict.unparse(resolved=True))]:

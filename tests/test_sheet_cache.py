@@ -14,6 +14,7 @@ import pytest
 
 from generator.sheets import sheet_cache, splice
 from tests.conftest import ROOT, pnp
+from tests.test_splice import written_object
 
 
 def _sizes(target: Path) -> Path:
@@ -127,7 +128,7 @@ def test_a_card_drawn_anew_with_the_pack_s_glyphs_is_patched_in_place(tmp_path, 
     saved = pikepdf.open(pdf)           # each object as qpdf writes it, references unchanged
     for number, written in after.items():
         numbers = {og: og[0] for og in splice.references(written.split(b"\nstream\n")[0])}
-        assert splice.written_object(saved.get_object(number, 0), number, numbers) == written
+        assert written_object(saved.get_object(number, 0), number, numbers) == written
     incremental = pdf.read_bytes(), pdf.with_suffix(".json").read_bytes()
     shutil.rmtree(project / "build")
     _build(project, *options)

@@ -10,8 +10,9 @@ counted again, and a new /ID. Writing that takes a few milliseconds, where qpdf 
 writes all of a 5,000-card pack (~90 ms). sheet_cache.SheetPatcher decides when it applies;
 this module writes the bytes, and checks that the last file has the one layout it assumes (one
 classic cross-reference table, objects in number order, no object streams): what a pack saved
-with sheet_cache.AS_IS has. Tested: every object of packs re-written here equals qpdf's bytes,
-and patched packs equal cold builds (tests/test_splice.py, tests/test_sheet_cache.py).
+with sheet_cache.AS_IS has. Tested: every object of a document of every kind, and of patched packs,
+written as here equals qpdf's bytes, and patched packs equal cold builds (tests/test_splice.py,
+tests/test_sheet_cache.py).
 """
 from __future__ import annotations
 
@@ -116,10 +117,3 @@ def written_stream(stream: pikepdf.Stream, number: int, numbers: dict[tuple[int,
         text = text.replace(length, b"")
     text = renumbered(text[:-3], numbers) + b" /Length %d >>" % len(raw)
     return b"%d 0 obj\n" % number + text + b"\nstream\n" + raw + b"\nendstream\nendobj\n"
-
-
-def written_object(obj: pikepdf.Object, number: int, numbers: dict[tuple[int, int], int]) -> bytes:
-    """Any object as qpdf writes it (used to test this module against qpdf)."""
-    if isinstance(obj, pikepdf.Stream):
-        return written_stream(obj, number, numbers)
-    return b"%d 0 obj\n" % number + renumbered(obj.unparse(resolved=True), numbers) + b"\nendobj\n"

@@ -274,7 +274,7 @@ def test_a_full_disk_is_one_line_and_exit_1(market, monkeypatch):
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(market / "build" / GAME / "x.pdf"))
-    monkeypatch.setattr(atomic.tempfile, "mkstemp", full)
+    monkeypatch.setattr(atomic, "_temporary", full)
     result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--jobs", "1")
     assert result.exit_code == 1, result.output
     line = result.output.splitlines()[-1]

@@ -235,6 +235,35 @@ def test_a_flush_that_fails_is_raised_when_waited_for(tmp_path):
         wait()
 
 
+def test_a_written_file_takes_a_temporary_name_no_file_has_and_makes_its_folders(tmp_path, monkeypatch):
+    """Staged beside its target under `.<name>.<process>-<number>.tmp`: a name a killed build left
+    (its process number come round again) is passed over, never written into; missing folders are
+    made; the file is an ordinary one (0644) whatever the umask; nothing is left beside it."""
+    import itertools
+    import os
+    from generator import atomic
+    target = tmp_path / "a/b/face.pdf"
+    monkeypatch.setattr(atomic, "_NUMBERS", itertools.count())
+    (tmp_path / "a/b").mkdir(parents=True)
+    left = tmp_path / f"a/b/.face.pdf.{os.getpid()}-0.tmp"
+    left.write_bytes(b"a killed build's")
+    (tmp_path / "a/b").rename(tmp_path / "a/kept")
+    old = os.umask(0o077)
+    try:
+        atomic.write_atomic(target, b"one")                     # the folder is gone: made again
+        (tmp_path / "a/kept").rename(tmp_path / "a/c")
+        atomic.write_atomic(tmp_path / "a/c/face.pdf", b"two")    # number 1: the leftover 0 is not met
+        monkeypatch.setattr(atomic, "_NUMBERS", itertools.count())
+        atomic.write_atomic(tmp_path / "a/c/face.pdf", b"three")  # number 0 is taken by the leftover: 1
+    finally:
+        os.umask(old)
+    assert target.read_bytes() == b"one" and (tmp_path / "a/c/face.pdf").read_bytes() == b"three"
+    assert sorted(p.name for p in (tmp_path / "a/c").iterdir()) == [left.name, "face.pdf"]
+    assert (tmp_path / "a/c" / left.name).read_bytes() == b"a killed build's"
+    assert sorted(p.name for p in (tmp_path / "a/b").iterdir()) == ["face.pdf"]
+    assert (target.stat().st_mode & 0o777) == 0o644
+
+
 def test_a_cache_folder_made_by_another_build_meanwhile_is_kept(tmp_path, monkeypatch):
     """The race the test above can hit: between make_room's look for the shard folder and its
     clearing of a file there, another build makes the folder. It is a folder now: keep it."""
@@ -727,3 +756,82 @@ def test_a_cold_render_streams_only_up_to_its_bound(warm, monkeypatch, bound, pe
         assert all(face.key == rendered.keys[face.direct] for face in faces.values())
     finally:
         rendered.close()
+
+
+def test_a_cached_face_carries_each_font_as_a_placeholder_of_its_glyphs_only(warm):
+    """A face's fonts name the bundled font and list the glyphs it draws with their widths and
+    text (/PnpGlyphs), and nothing a pack would only replace (no program, widths array or
+    ToUnicode map); the pack's merged fonts have all three, their widths and text those listed."""
+    import orjson
+    from generator.check.pdfread import parse_cmap, parse_widths
+    from generator.render.canonical import _weight
+    from generator.render.fontmerge import clean_base
+    renderer, faces = _faces(warm)
+    listed = {}
+    for face in faces.values():
+        with pikepdf.open(_entry(renderer, face)) as pdf:
+            for font in pdf.pages[0].Resources.Font.values():
+                assert set(font.keys()) == {"/Type", "/Subtype", "/BaseFont", "/Encoding", "/DescendantFonts",
+                                            "/PnpFont", "/PnpGlyphs"}
+                descendant = font.DescendantFonts[0]
+                assert "/W" not in descendant and "/FontFile2" not in descendant.FontDescriptor
+                glyphs = orjson.loads(bytes(font.PnpGlyphs))
+                assert [g for g, _, _ in glyphs] == sorted({g for g, _, _ in glyphs})
+                group = (str(font.PnpFont[0]).rstrip(",").strip(), int(font.PnpFont[1]))
+                listed.setdefault(group, []).extend(glyphs)
+    assert len(listed) >= 2
+    pack = warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf"
+    with pikepdf.open(pack) as pdf:
+        merged = {}
+        for font in pdf.objects:
+            if isinstance(font, pikepdf.Dictionary) and font.get("/Subtype") == "/Type0":
+                descriptor = font.DescendantFonts[0].FontDescriptor
+                assert "/FontFile2" in descriptor
+                group = (str(descriptor.FontFamily).rstrip(",").strip(), _weight(clean_base(font.BaseFont)))
+                merged.setdefault(group, []).append((parse_widths(font.DescendantFonts[0].W),
+                                                     parse_cmap(font.ToUnicode.read_bytes())))
+        for group, glyphs in listed.items():        # (page 1 has fonts of its own: one of them is the cards')
+            assert any(all((width is None or widths.get(gid) == pytest.approx(width)) and text.get(gid) == hexes
+                           for gid, width, hexes in glyphs) for widths, text in merged[group]), group
+
+
+@pytest.mark.parametrize("count, jobs, taper, sizes", [
+    (450, 2, True, [75, 75, 75, 75, 50, 50, 25, 25]),      # deck450: the last batches imposed after the workers stop are small
+    (450, 2, False, [75] * 6),
+    (451, 2, True, [51, 50, 50, 50, 50, 50, 50, 50, 25, 25]),
+    (300, 2, True, [75] * 4),                             # too few to taper: a document costs time of its own
+    (200, 2, False, [50] * 4),                            # whole rounds: no worker draws the last one alone
+    (100, 2, True, [50, 50]),                             # a small group shared evenly
+    (76, 1, False, [38, 38]),
+    (3, 4, True, [1, 1, 1]),
+    (0, 2, True, []),
+])
+def test_faces_are_drawn_in_documents_of_at_most_a_chunk_the_last_ones_smaller(count, jobs, taper, sizes):
+    from generator.render.cards import CHUNK, chunk_sizes
+    assert chunk_sizes(count, jobs, taper) == sizes
+    assert sum(sizes) == count and all(0 < s <= CHUNK for s in sizes)
+
+
+def test_a_cold_render_draws_the_last_group_in_tapering_documents(warm, monkeypatch):
+    """Drawn by two workers, only the group of faces (by size and stylesheets) that ends the build
+    ends in smaller documents (cephiro's last group, its two reference cards, is smaller than a round
+    of documents: the card faces' group before it tapers), and every face is drawn once."""
+    import generator.render.cards as cards
+    monkeypatch.setattr(cards, "CHUNK", 6)
+    drawn = []
+    real = cards.worker_pool
+    monkeypatch.setattr(cards, "worker_pool", lambda jobs: drawn.extend(c[0] for c in cards._WORKER[1]) or real(jobs))
+    shutil.rmtree(warm / "build/.cache/faces")
+    renderer, faces = _faces(warm)
+    renderer.render(list(faces.values()), jobs=2)
+    groups = {}
+    for face in {f.direct: f for f in faces.values()}.values():
+        groups.setdefault((face.page_size, tuple(renderer.stylesheets(face.deck))), []).append(face)
+    counts = [len(g) for g in groups.values()]
+    ending = [sum(counts[i + 1:]) < 2 * 6 for i in range(len(counts))]     # fewer faces after it than a round
+    expected = [cards.chunk_sizes(c, 2, taper) for c, taper in zip(counts, ending)]
+    assert [group[-4:] == [4, 4, 2, 2] for group in expected] == [c > 4 * 6 and e for c, e in zip(counts, ending)]
+    assert any(group[-4:] == [4, 4, 2, 2] for group in expected), counts
+    assert [len(chunk) for chunk in drawn] == [s for group in expected for s in group]
+    assert sorted(f.direct for chunk in drawn for f in chunk) == sorted(f.direct for group in groups.values()
+                                                                         for f in group)

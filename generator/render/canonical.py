@@ -4,14 +4,16 @@ WeasyPrint renders many faces per document (fast) and shares one resource dictio
 between its pages: every font of the batch, widths and ToUnicode entries for every glyph
 the batch used, a FontBBox from the widest of them. A cached face must not depend on its
 batch, so this keeps only what the page draws, renames resources in order of first use,
-and rebuilds each font from the glyphs this page uses. Font programs are left out: the
-pack merges every face's glyphs of a bundled font into one program (fontmerge.py).
+and makes each font again from the glyphs this page uses: a placeholder naming the bundled font
+and listing those glyphs with their widths and text. Font programs, widths arrays and ToUnicode
+maps are left out: the pack merges every face's glyphs of a bundled font into one font
+(fontmerge.py).
 """
 from __future__ import annotations
 
-import json
 import re
 
+import orjson
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
@@ -35,13 +37,36 @@ class Batch:
         self._fonts: dict = {}
         self.drawn: set[tuple[str, int]] = set()    # the bundled fonts (family, weight) of the last page made
 
-    def font_tables(self, font) -> tuple[dict[int, float], dict[int, str]]:
+    def font(self, font) -> "_SourceFont":
         key = font.objgen if font.is_indirect else id(font)
         if key not in self._fonts:
-            widths = parse_widths(font.DescendantFonts[0].get("/W", Array()))
-            to_unicode = parse_cmap(font.ToUnicode.read_bytes()) if "/ToUnicode" in font else {}
-            self._fonts[key] = widths, to_unicode
+            self._fonts[key] = _SourceFont(font)
         return self._fonts[key]
+
+
+class _SourceFont:
+    """What every canonical font made from one font of a batch shares, read from it once: its
+    glyphs' widths and text, its names and its descriptor's numbers (a thousand faces of a batch
+    read them through pikepdf once each, twice a face)."""
+
+    def __init__(self, font):
+        cid = font.DescendantFonts[0]
+        descriptor = cid.FontDescriptor
+        self.widths = {gid: _number(width) for gid, width in parse_widths(cid.get("/W", Array())).items()}
+        self.to_unicode = parse_cmap(font.ToUnicode.read_bytes()) if "/ToUnicode" in font else {}
+        self.family = str(descriptor.get("/FontFamily", ""))
+        self.base = str(font.BaseFont).split("+", 1)[-1]
+        self.weight = _weight(self.base)
+        self.group = (self.family.rstrip(",").strip(), self.weight)      # a bundled font's (family, weight)
+        self.subtype = Name(str(cid.Subtype))       # (an object of the batch inside a face made it slow to add)
+        self.flags = int(descriptor.Flags) & ~FIXED_PITCH
+        self.metrics = {name: _plain(descriptor.get(name, 0))
+                        for name in ("/ItalicAngle", "/Ascent", "/Descent", "/CapHeight", "/StemV", "/StemH")}
+
+    def glyph(self, gid: int) -> list:
+        """[gid, width or null, unicode hex]: what fontmerge needs of a glyph, in a form it reads in
+        one call (reading W arrays and CMaps back, a thousand fonts a pack, was the slow part)."""
+        return [gid, self.widths.get(gid), self.to_unicode.get(gid, "")]
 
 
 def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf | Batch) -> bytes:
@@ -252,38 +277,29 @@ def _copy(value, out: pikepdf.Pdf, batch: Batch, depth: int, memo: dict | None =
 
 
 def _canonical_font(out: pikepdf.Pdf, font, used: set[int], batch: Batch) -> Dictionary:
-    """A Type0 font reduced to the glyphs `used`, without its program, naming its source."""
-    cid = font.DescendantFonts[0]
-    descriptor = cid.FontDescriptor
-    family = str(descriptor.get("/FontFamily", ""))
-    base = str(font.BaseFont).split("+", 1)[-1]
-    all_widths, all_unicode = batch.font_tables(font)
-    batch.drawn.add((family.rstrip(",").strip(), _weight(base)))
-    widths = {g: all_widths[g] for g in sorted(used) if g in all_widths}
-    to_unicode = {g: all_unicode[g] for g in sorted(used) if g in all_unicode}
-    new_descriptor = Dictionary(
-        Type=Name.FontDescriptor, FontName=Name("/" + base), FontFamily=pikepdf.String(family),
-        Flags=int(descriptor.Flags) & ~FIXED_PITCH, ItalicAngle=_plain(descriptor.ItalicAngle),
-        Ascent=_plain(descriptor.Ascent), Descent=_plain(descriptor.Descent), CapHeight=_plain(descriptor.CapHeight),
-        StemV=_plain(descriptor.get("/StemV", 0)), StemH=_plain(descriptor.get("/StemH", 0)),
-        FontBBox=Array([0, _plain(descriptor.Descent), _number(max(widths.values(), default=0)),
-                        _plain(descriptor.Ascent)]))
+    """A Type0 font standing for the bundled font it names (/PnpFont), with the glyphs `used`: their
+    ids, widths and text (/PnpGlyphs), its descriptor, and no program. Every face's font is merged
+    into the pack's own (fontmerge.py) from those alone, so it carries no widths array or ToUnicode
+    map of its own: making them was a third of making a face canonical."""
+    source = batch.font(font)
+    batch.drawn.add(source.group)
+    glyphs = sorted(used)
+    widths = source.widths
+    metrics = source.metrics
+    widest = max((widths[g] for g in glyphs if g in widths), default=0)
+    descriptor = Dictionary(
+        Type=Name.FontDescriptor, FontName=Name("/" + source.base), FontFamily=pikepdf.String(source.family),
+        Flags=source.flags, ItalicAngle=metrics["/ItalicAngle"], Ascent=metrics["/Ascent"],
+        Descent=metrics["/Descent"], CapHeight=metrics["/CapHeight"], StemV=metrics["/StemV"],
+        StemH=metrics["/StemH"], FontBBox=Array([0, metrics["/Descent"], widest, metrics["/Ascent"]]))
     descendant = Dictionary(
-        Type=Name.Font, Subtype=cid.Subtype, BaseFont=Name("/" + base),
+        Type=Name.Font, Subtype=source.subtype, BaseFont=Name("/" + source.base),
         CIDSystemInfo=Dictionary(Registry=pikepdf.String("Adobe"), Ordering=pikepdf.String("Identity"), Supplement=0),
-        CIDToGIDMap=Name.Identity, W=build_widths(widths), FontDescriptor=out.make_indirect(new_descriptor))
+        CIDToGIDMap=Name.Identity, FontDescriptor=descriptor)
     return Dictionary(
-        Type=Name.Font, Subtype=Name.Type0, BaseFont=Name("/" + base), Encoding=Name("/Identity-H"),
-        DescendantFonts=Array([out.make_indirect(descendant)]),
-        ToUnicode=pikepdf.Stream(out, build_cmap(to_unicode)),
-        PnpFont=Array([pikepdf.String(family), _weight(base)]),
-        PnpGlyphs=pikepdf.String(json.dumps(_tables(used, widths, to_unicode), separators=(",", ":"))))
-
-
-def _tables(used: set[int], widths: dict, to_unicode: dict) -> list:
-    """[[gid, width or null, unicode hex], …]: what fontmerge needs, in a form it reads in one
-    call (reading W arrays and CMaps back, a thousand fonts a pack, was the slow part)."""
-    return [[g, _number(widths[g]) if g in widths else None, to_unicode.get(g, "")] for g in sorted(used)]
+        Type=Name.Font, Subtype=Name.Type0, BaseFont=Name("/" + source.base), Encoding=Name("/Identity-H"),
+        DescendantFonts=Array([descendant]), PnpFont=Array([pikepdf.String(source.family), source.weight]),
+        PnpGlyphs=pikepdf.String(orjson.dumps([source.glyph(g) for g in glyphs])))
 
 
 def _box(array) -> Array:

@@ -16,6 +16,7 @@ import io
 import os
 import re
 import tempfile
+import zlib
 
 import pikepdf
 
@@ -31,6 +32,24 @@ def _anonymous_file():
         except OSError:                       # a kernel without memfd, or a sandbox that refuses it
             pass
     return tempfile.TemporaryFile()
+
+
+def canonical_stream(stream: pikepdf.Stream) -> None:
+    """Give a stream its one canonical form: its fully decoded bytes compressed by Python's zlib at
+    the default level (a stream qpdf cannot decode, a JPEG say, stays as it is; qpdf's own
+    compression gives other bytes, so it never compresses one). A document whose every stream is
+    canonical is saved with AS_IS: qpdf copies each stream as it is, so a stream copied from one
+    such document into another keeps its bytes."""
+    try:
+        data = stream.read_bytes()
+    except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
+        return
+    stream.write(zlib.compress(data), filter=pikepdf.Name.FlateDecode)
+
+
+# Saving a document whose streams are canonical (canonical_stream): qpdf copies every stream as it is.
+AS_IS = dict(deterministic_id=True, compress_streams=False, stream_decode_level=pikepdf.StreamDecodeLevel.none,
+             object_stream_mode=pikepdf.ObjectStreamMode.disable)
 
 
 def open_pdf(data: bytes, **options) -> pikepdf.Pdf:

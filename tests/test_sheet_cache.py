@@ -12,6 +12,7 @@ from pathlib import Path
 import pikepdf
 import pytest
 
+from generator.pdfbytes import AS_IS
 from generator.sheets import sheet_cache, splice
 from tests.conftest import ROOT, pnp
 from tests.test_splice import written_object
@@ -376,7 +377,7 @@ def test_a_record_naming_a_form_that_is_not_a_stream_is_not_patched(tmp_path, ke
             for name, form in list(page.obj.Resources.XObject.items()):
                 if str(form.get("/PnpId", "")) == "poker/b":
                     page.obj.Resources.XObject[name] = stand_in
-        pdf.save(path, **sheet_cache.AS_IS)
+        pdf.save(path, **AS_IS)
     record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
     data = json.loads(record.read_text())
     data["pdf"] = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -385,3 +386,26 @@ def test_a_record_naming_a_form_that_is_not_a_stream_is_not_patched(tmp_path, ke
     _build(project)
     assert patched == []
     _assert_cold_equal(project)
+
+
+def test_a_cold_pack_copies_its_faces_streams_as_the_face_cache_holds_them(tmp_path, monkeypatch):
+    """Every stream of a cached face is canonical as written (render/canonical.py), so a cold pack
+    takes each card's form as the face holds its content, compressed, and compresses no face's
+    stream again; every stream of the pack is still canonical (compressed as a rebuild would)."""
+    import zlib
+    from generator import pdfbytes
+    project = _sizes(tmp_path / "sizes")
+    made = []
+    real = pdfbytes.canonical_stream
+    monkeypatch.setattr(sheet_cache, "canonical_stream", lambda s: made.append(s.get("/Type")) or real(s))
+    _build(project, "--jobs", "1")
+    faces = {}
+    for path in (project / "build/.cache/faces").glob("*/*.pdf"):
+        with pikepdf.open(path) as face:
+            faces[face.pages[0].Contents.read_raw_bytes()] = path
+    with pikepdf.open(project / "build/sizes/sizes-1p-a4.pdf") as pdf:
+        forms = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and "/PnpId" in o]
+        assert forms and all(form.read_raw_bytes() in faces for form in forms)
+        streams = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Type") != "/XRef"]
+        assert all(zlib.compress(s.read_bytes()) == s.read_raw_bytes() for s in streams)
+    assert "/XObject" not in made and made, "only the sheets, fonts and page 1 compressed by the pack"

@@ -9,7 +9,7 @@ import pytest
 from pikepdf import Array, Dictionary, Name, String
 
 from generator.sheets import splice
-from generator.sheets.sheet_cache import AS_IS
+from generator.pdfbytes import AS_IS
 from generator.pdfbytes import pdf_bytes
 
 

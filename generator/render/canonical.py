@@ -18,7 +18,7 @@ import pikepdf
 from pikepdf import Array, Dictionary, Name
 
 from generator.check.pdfread import parse_cmap, parse_widths
-from generator.pdfbytes import pdf_bytes
+from generator.pdfbytes import AS_IS, canonical_stream, pdf_bytes
 
 CATEGORIES = {"/Font": "F", "/ExtGState": "G", "/ColorSpace": "C", "/Pattern": "P", "/Shading": "S",
               "/XObject": "X"}
@@ -81,7 +81,10 @@ def canonical_face(page: pikepdf.Page, document: pikepdf.Pdf | Batch) -> bytes:
         if box in page.obj:
             page_dict[box] = _box(page.obj[box])
     out.pages.append(pikepdf.Page(page_dict))
-    return pdf_bytes(out, deterministic_id=True, compress_streams=True, normalize_content=False)
+    for obj in out.objects:        # compressed now as a pack compresses its streams: a pack copies them as they are
+        if isinstance(obj, pikepdf.Stream):
+            canonical_stream(obj)
+    return pdf_bytes(out, **AS_IS)
 
 
 def _canonical_content(owner, resources, out: pikepdf.Pdf, batch: Batch, depth: int = 0):

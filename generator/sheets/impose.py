@@ -41,12 +41,25 @@ def streams_under(roots, skip=("/Parent",)):
             stack += list(obj)
 
 
-def _own_streams(obj) -> None:
+def _own_streams(obj) -> list[tuple[int, int]]:
     """Copy into this PDF the bytes of every stream of an imported page, as they are (qpdf would
     otherwise read them from the source PDF only when the pack is saved, so every source PDF
-    stayed open, and in memory, until then)."""
+    stayed open, and in memory, until then); the streams copied, by object."""
+    owned = []
     for stream in streams_under([obj]):
         stream.write(stream.read_raw_bytes(), filter=stream.get("/Filter"), decode_parms=stream.get("/DecodeParms"))
+        owned.append(stream.objgen)
+    return owned
+
+
+def _compressed_contents(page: pikepdf.Page) -> bytes | None:
+    """A page's content as its one Flate-compressed stream holds it, if it is one: a form made of
+    the page draws exactly that (qpdf makes a form's content of the page's decoded)."""
+    contents = page.obj.get("/Contents")
+    if isinstance(contents, pikepdf.Stream) and contents.get("/Filter") == Name.FlateDecode \
+            and "/DecodeParms" not in contents:
+        return contents.read_raw_bytes()
+    return None
 
 
 def slot_label(deck_id: str, card, side: str) -> str:
@@ -68,6 +81,7 @@ class Imposer:
         self._forms: dict[tuple[str, str], pikepdf.Object] = {}     # (key, label) -> its form here
         self._stand_ins: dict[tuple, pikepdf.Object] = {}     # bundled font -> its placeholder here
         self._glyphs: dict[tuple, GlyphUnion] = {}
+        self.canonical: set[tuple[int, int]] = set()        # streams copied from faces (render/canonical.py)
 
     def form(self, key: str, page: pikepdf.Page, bleed: float = 0.0, label: str = "") -> pikepdf.Object:
         """The page as a form XObject in this PDF, once per key and label. The form records which
@@ -77,13 +91,18 @@ class Imposer:
         ident = (key, label)
         if ident not in self._forms:
             source = page.as_form_xobject()
+            content = _compressed_contents(page)
+            if content is not None:     # as the face holds them: copied, not decoded and compressed again
+                source.write(content, filter=Name.FlateDecode)
             detached = self._detach_fonts(source)
             try:
                 form = self.out.copy_foreign(source)
             finally:
                 for fonts, name, font in detached:      # the source as it was: it may be placed again
                     fonts[name] = font
-            _own_streams(form)      # before the stand-ins go in: they are owned once, when made
+            # before the stand-ins go in (they are owned once, when made); a face's streams are canonical
+            owned = _own_streams(form)
+            self.canonical.update(owned if content is not None else set(owned) - {form.objgen})
             for fonts, name, marker in list(placeholders(form.get("/Resources"), "/PnpStandIn")):
                 fonts[name] = self._stand_ins[str(marker.PnpStandIn[0]), int(marker.PnpStandIn[1])]
             release = getattr(page, "release", None)      # a rendered face (render/cards.py) may close now

@@ -20,7 +20,7 @@ from pikepdf import Dictionary, Name
 
 from generator.atomic import commit, flushed_meanwhile, stage
 from generator.collector import keep_till_exit
-from generator.pdfbytes import open_pdf, pdf_bytes, sha256_hex
+from generator.pdfbytes import AS_IS, open_pdf, pdf_bytes, sha256_hex
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
 from generator.render.cards import Rendered
@@ -134,11 +134,11 @@ class PackBuilder:
         if reuser:      # only what is new is compressed (kept sheets are as the last save wrote them)
             sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
-            data = pdf_bytes(out, **sheet_cache.AS_IS)
+            data = pdf_bytes(out, **AS_IS)
             keep_till_exit("last pack", reuser)     # it and its record: freed by the process's end
         elif context:   # every stream compressed now, so that the next build can build on this file
-            sheet_cache.compress_streams([out.trailer])
-            data = pdf_bytes(out, **sheet_cache.AS_IS)
+            sheet_cache.compress_streams([out.trailer], done=body.imposer.canonical)
+            data = pdf_bytes(out, **AS_IS)
         else:
             data = pdf_bytes(out, deterministic_id=True, compress_streams=True,
                              object_stream_mode=pikepdf.ObjectStreamMode.generate)

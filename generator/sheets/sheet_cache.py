@@ -39,7 +39,7 @@ from pikepdf import Array, Dictionary, Name
 from generator import __version__
 from generator.atomic import read_record, write_record
 from generator.filehash import file_hash
-from generator.pdfbytes import open_pdf
+from generator.pdfbytes import canonical_stream, open_pdf
 from generator.render.fontmerge import merged_font, placeholder_key, placeholders
 from generator.geometry import Mark, Rect, pt
 from generator.sheets import splice
@@ -481,17 +481,17 @@ class SheetPatcher(_BuiltOnLast):
             raise NotPatchable("a changed card draws with a font the pack does not have") from None
         if not (isinstance(form, pikepdf.Stream) and isinstance(old, pikepdf.Stream) and old.is_indirect):
             raise NotPatchable("a form that is not a stream of its own")
-        _canonical_stream(form)             # as compress_streams makes a new stream
+        canonical_stream(form)             # as compress_streams makes a new stream
         refers = [numbers.get(og) for og in splice.references(form.stream_dict.unparse(resolved=True))]
         if old.objgen[1] != 0 or refers != [n for n, _ in splice.references(old.stream_dict.unparse(resolved=True))]:
             raise NotPatchable("a changed card refers to other objects than it did")
         return splice.written_stream(form, old.objgen[0], numbers)
 
 
-def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> None:
+def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",), done=frozenset()) -> None:
     """Give every stream reachable from `roots` its one canonical form before the pack is saved:
-    its fully decoded bytes compressed by zlib at the default level, as qpdf would compress them
-    (the same libz; a stream qpdf cannot decode, a JPEG say, stays as it is). Such a pack is then
+    its fully decoded bytes compressed by zlib at the default level (pdfbytes.canonical_stream; a
+    stream qpdf cannot decode, a JPEG say, stays as it is). Such a pack is then
     saved with no stream touched by qpdf, so a stream written by one build is copied by the next
     as it is, and a pack built on its last file is byte for byte a cold build's without
     compressing every kept stream again (that was most of a large pack's save).
@@ -499,25 +499,16 @@ def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",)) -> N
     A cold build passes its whole document; an incremental one the pages made now, with
     `old_size` the previous file's /Size: a stream numbered below it came from that file,
     already canonical, unless reached from `force` (the fonts re-made in place). Keys in `skip`
-    are not followed (the page tree, whose kept pages hold nothing new)."""
+    are not followed (the page tree, whose kept pages hold nothing new). Streams in `done` (by
+    object) are canonical already: the imposer's copies of cached faces' streams, made canonical
+    when the face was (render/canonical.py)."""
     for stream in streams_under(roots, skip):
-        if stream.objgen[0] >= old_size:
-            _canonical_stream(stream)
+        if stream.objgen[0] >= old_size and stream.objgen not in done:
+            canonical_stream(stream)
     for stream in streams_under(force, skip):
-        _canonical_stream(stream)
+        canonical_stream(stream)
 
 
-def _canonical_stream(stream: pikepdf.Stream) -> None:
-    try:
-        data = stream.read_bytes()
-    except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
-        return
-    stream.write(zlib.compress(data), filter=Name.FlateDecode)
-
-
-# Saving a pack whose streams are canonical: qpdf copies every stream as it is.
-AS_IS = dict(deterministic_id=True, compress_streams=False, stream_decode_level=pikepdf.StreamDecodeLevel.none,
-             object_stream_mode=pikepdf.ObjectStreamMode.disable)
 
 
 def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:

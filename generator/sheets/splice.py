@@ -10,7 +10,7 @@ counted again, and a new /ID. Writing that takes a few milliseconds, where qpdf 
 writes all of a 5,000-card pack (~90 ms). sheet_cache.SheetPatcher decides when it applies;
 this module writes the bytes, and checks that the last file has the one layout it assumes (one
 classic cross-reference table, objects in number order, no object streams): what a pack saved
-with sheet_cache.AS_IS has. Tested: every object of a document of every kind, and of patched packs,
+with pdfbytes.AS_IS has. Tested: every object of a document of every kind, and of patched packs,
 written as here equals qpdf's bytes, and patched packs equal cold builds (tests/test_splice.py,
 tests/test_sheet_cache.py).
 """
@@ -106,7 +106,7 @@ def renumbered(text: bytes, numbers: dict[tuple[int, int], int]) -> bytes:
 
 
 def written_stream(stream: pikepdf.Stream, number: int, numbers: dict[tuple[int, int], int]) -> bytes:
-    """The stream as qpdf writes it as object `number` of a file saved with sheet_cache.AS_IS (its
+    """The stream as qpdf writes it as object `number` of a file saved with pdfbytes.AS_IS (its
     data as it is, its /Length last), its references renumbered by `numbers`."""
     raw = stream.read_raw_bytes()
     text = stream.stream_dict.unparse(resolved=True)

@@ -36,7 +36,8 @@ from generator.render.html import (captured_warnings, fenced_fetcher, fresh_impo
                                    serious_warnings)
 from generator.render.workers import worker_pool
 from generator.callstack import roomy
-from generator.render.weasy import font_config, fonts_key, weasyprint, without_font_programs, without_margin_boxes
+from generator.render.weasy import (font_config, fonts_key, icons_drawn_once, weasyprint, without_font_programs,
+                                    without_margin_boxes)
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
 BASE_CSS = "base/card.css"
@@ -609,7 +610,7 @@ class CardRenderer:
                                 for f in pending])
             first = documents[faces[0].direct][0]
             combined = first.copy([documents[f.direct][1] for f in faces])
-            with without_font_programs():
+            with without_font_programs(), icons_drawn_once():
                 data = combined.write_pdf()
             inputs = self._inputs([documents[f.direct][1] for f in faces])
         problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {m}")

@@ -71,7 +71,7 @@ def slot_label(deck_id: str, card, side: str) -> str:
 class Imposer:
     """Adds sheets to one output PDF, importing each source page once.
 
-    A face's placeholder fonts (render/canonical.py: widths, text and glyph list, no program)
+    A face's placeholder fonts (render/canonical.py: its glyphs with their widths and text, no program)
     are not copied with it: every face imported here points at one stand-in per bundled font,
     and the glyphs they draw are united in memory. Copied, they were nine in ten of a pack's
     objects until the merge (render/fontmerge.py) replaced them, 50 KB a face in memory."""

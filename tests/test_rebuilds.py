@@ -186,6 +186,21 @@ def test_a_corrupt_faces_record_is_repaired_silently(warm):
     assert record.is_file() and json.loads(record.read_text())["packs"] == [2]
 
 
+def test_the_faces_record_is_written_only_when_a_card_or_pack_is_new_to_it(warm):
+    """A rebuild of an edited card leaves .faces.json as it was ("printed" keeps the card as first
+    built, for `pnp reprint`); a pack built for the first time is added."""
+    record = warm / "build/cephiro-pillar/.faces.json"
+    before = record.read_bytes(), record.stat().st_ino
+    path = warm / "cards/cephiro-pillar/trials.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
+    assert _build(warm)[1] == ["trials/spirit-forest (face)"]
+    assert (record.read_bytes(), record.stat().st_ino) == before
+    _build(warm, players=(3,))
+    data = json.loads(record.read_text())
+    assert data["packs"] == [2, 3] and data["printed"]["trials/spirit-forest"] == json.loads(before[0])["printed"][
+        "trials/spirit-forest"]
+
+
 def test_two_builds_at_once_share_the_cache_safely(tmp_path):
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
     command = [sys.executable, "-m", "generator", "--project", str(project), "build", "cephiro-pillar",

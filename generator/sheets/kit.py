@@ -125,7 +125,7 @@ def read_record(project: Project, game_id: str) -> dict:
     except (OSError, ValueError):
         return {"cards": {}, "packs": []}
     # A damaged record is an empty one (it is rewritten whole by the next build): never an error.
-    # It keeps, per edition, the faces last built ("cards", "cards-<lang>") and last printed
+    # It keeps, per edition, the faces first built ("cards", "cards-<lang>") and last printed
     # ("printed", "printed-<lang>").
     record = record if isinstance(record, dict) else {}
     out: dict = {"cards": {}}
@@ -147,16 +147,29 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
     tell what changed since, in the pack the designer printed. "printed" keeps each card as
     it was first built (or last reprinted): a designer builds again to look at an edit, and
-    the reprint still owes them every card changed since their sheets came out of the printer."""
+    the reprint still owes them every card changed since their sheets came out of the printer.
+    "cards" keeps each card's faces as first built (it says the game was built; `pnp reprint`
+    reads "printed"). The record is written only when a card, a side or a pack is new to it:
+    rebuilds of edited cards leave it as it was (at 5,000 cards 0.7 MB written and flushed to
+    disk on every rebuild, ~10 ms)."""
     record = read_record(project, game.id)
     key = record_key(game)
+    new = key not in record or printed_key(key) not in record
     cards = record.setdefault(key, {})
     printed = record.setdefault(printed_key(key), dict(cards))
     for uid, sides in keys_by_card(faces).items():
-        cards.setdefault(uid, {}).update(sides)
-        printed.setdefault(uid, dict(cards[uid]))
-    record["packs"] = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
-    _write_record(project, game.id, record)
+        known = cards.setdefault(uid, {})
+        for side, face in sides.items():
+            if side not in known:
+                known[side] = face
+                new = True
+        if uid not in printed:
+            printed[uid] = dict(known)
+            new = True
+    built = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
+    if new or built != record["packs"]:
+        record["packs"] = built
+        _write_record(project, game.id, record)
 
 
 def printed_key(key: str) -> str:

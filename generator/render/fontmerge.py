@@ -15,6 +15,7 @@ import re
 import string
 from pathlib import Path
 
+import orjson
 import pikepdf
 import uharfbuzz as hb
 from pikepdf import Array, Dictionary, Name
@@ -241,7 +242,7 @@ def placeholder_key(font) -> tuple[str, int]:
 def _merge(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], fonts: list) -> pikepdf.Object:
     gids, widths, unicode = set(), {}, {}
     for font in fonts:
-        for gid, width, text in json.loads(bytes(font.PnpGlyphs)):
+        for gid, width, text in orjson.loads(bytes(font.PnpGlyphs)):
             gids.add(gid)
             if width is not None:
                 widths[gid] = width

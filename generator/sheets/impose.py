@@ -7,8 +7,7 @@ Resource names are made here, in order, so the same input gives the same bytes.
 """
 from __future__ import annotations
 
-import json
-
+import orjson
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
@@ -126,7 +125,7 @@ class Imposer:
             if group not in self._stand_ins:
                 self._stand_ins[group] = self.out.copy_foreign(font)
                 _own_streams(self._stand_ins[group])
-            self._glyphs.setdefault(group, GlyphUnion()).add(json.loads(bytes(font.PnpGlyphs)))
+            self._glyphs.setdefault(group, GlyphUnion()).add(orjson.loads(bytes(font.PnpGlyphs)))
             fonts[name] = Dictionary(PnpStandIn=Array([pikepdf.String(group[0]), group[1]]))
             detached.append((fonts, name, font))
         return detached

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import json
 import shutil
 import zlib
 from pathlib import Path
@@ -128,7 +127,7 @@ def face_glyphs(resources) -> dict:
     """{"family|weight": [[gid, width, text], ...]} a cached face draws."""
     out: dict = {}
     for _, _, font in placeholders(resources):
-        out.setdefault(_group(font), []).extend(json.loads(bytes(font.PnpGlyphs)))
+        out.setdefault(_group(font), []).extend(orjson.loads(bytes(font.PnpGlyphs)))
     return out
 
 

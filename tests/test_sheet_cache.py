@@ -409,3 +409,26 @@ def test_a_cold_pack_copies_its_faces_streams_as_the_face_cache_holds_them(tmp_p
         streams = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Type") != "/XRef"]
         assert all(zlib.compress(s.read_bytes()) == s.read_raw_bytes() for s in streams)
     assert "/XObject" not in made and made, "only the sheets, fonts and page 1 compressed by the pack"
+
+
+def test_a_streamed_cold_build_imposes_its_faces_as_drawn_without_reading_them_back(tmp_path, monkeypatch):
+    """Faces drawn by the workers while the build imposes are placed from the bytes they sent (kept
+    until a sheet opens them), not read back from the face cache (a face opened again after a sheet
+    let it go is); the pack is the one a build from the cache writes."""
+    from generator.render.cache import FaceCache
+    from generator.render.cards import Rendered
+    project = _sizes(tmp_path / "sizes")
+    _build(project, "--jobs", "1")
+    cached = _pack(project)
+    shutil.rmtree(project / "build")
+    again, first, released = [], [], set()
+    read, release = FaceCache.read, Rendered.release
+
+    def counted(self, key, sha):
+        (again if key in released else first).append(key)
+        return read(self, key, sha)
+    monkeypatch.setattr(FaceCache, "read", counted)
+    monkeypatch.setattr(Rendered, "release", lambda self, key: released.add(self.keys.get(key, key)) or release(self, key))
+    _build(project, "--jobs", "2")
+    assert released and first == []
+    assert _pack(project) == cached

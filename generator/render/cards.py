@@ -91,7 +91,7 @@ class _Pages(dict):
             return dict.__getitem__(self, real)
         if real not in rendered.stored:
             raise KeyError(key)
-        data = rendered.cache.read(real, rendered.stored[real])
+        data = rendered.held.pop(real, None) or rendered.cache.read(real, rendered.stored[real])
         if data is None:
             raise PnpError(Problem(rendered.cache.display(real), None, "this face cache entry was damaged while the "
                                    "build ran", "build again: it will be rendered anew"))
@@ -113,6 +113,7 @@ class Rendered:
     fresh: list = field(default_factory=list)     # labels of the faces rendered now (not cached)
     keys: dict = field(default_factory=dict)      # direct key -> key
     stored: dict = field(default_factory=dict)    # key -> sha256 of its checked cache entry
+    held: dict = field(default_factory=dict)      # key -> bytes of a face just drawn, until a sheet opens it
     _results: object = field(default=None, repr=False)    # faces still to come (expect)
 
     def __post_init__(self):
@@ -482,10 +483,13 @@ class CardRenderer:
             return self.render(faces, jobs, progress, stream)      # looked up again under their right keys
         # progress(total) starts a display of the faces really rendered, and returns its advance(n)
         advance = progress(len(missing)) if progress is not None and missing else None
+        pooled = stream and len(missing) <= STREAM_UP_TO
 
         def arrived(direct: str, key: str, inputs: dict, data: bytes) -> None:
             sha = hashlib.sha256(data).hexdigest()
             rendered.add_stored(direct, key, sha)      # in the cache now: opened when a sheet places it
+            if pooled:              # imposed soon (a few MB at most): not read back from the cache
+                rendered.held[key] = data
             rendered.fresh.append(unique[direct].label)
             self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
             self.cache.remember(direct, key, sha, inputs)
@@ -495,7 +499,6 @@ class CardRenderer:
             for face in faces:
                 face.key = rendered.keys[face.direct]
 
-        pooled = stream and len(missing) <= STREAM_UP_TO
         rendered.expect(self._render_missing(missing, jobs, advance, pooled=pooled), arrived, finished)
         if not stream:
             rendered.finish()

@@ -457,19 +457,23 @@ def test_bench_project_is_the_workload_and_builds_from_outside(tmp_path):
 
 
 
+def _first_faces(project: Path, game_id: str, count: int):
+    """A renderer of the game's every pack, its first `count` faces, and their page size and stylesheets."""
+    proj = Project.at(project)
+    isolate_fonts(proj)
+    assets = Assets(proj)
+    game = check_game(proj, assets, game_id).game
+    renderer = CardRenderer(proj, assets, game)
+    faces = list(faces_for(game, renderer, game.packs).values())[:count]
+    return renderer, faces, faces[0].page_size, tuple(renderer.stylesheets(faces[0].deck))
+
+
 def test_skipping_page_margin_boxes_changes_no_byte(tmp_path):
     """Cards render without WeasyPrint's page-margin boxes (they have no margins): the faces
     are byte for byte what a plain render gives."""
     from generator.render import cards
     from generator.render.canonical import Batch, canonical_face
-    project = make_project(tmp_path / "p", ["seven-nights"])
-    proj = Project.at(project)
-    isolate_fonts(proj)
-    assets = Assets(proj)
-    game = check_game(proj, assets, "seven-nights").game
-    renderer = CardRenderer(proj, assets, game)
-    faces = list(faces_for(game, renderer, game.packs).values())[:12]
-    size, sheets = faces[0].page_size, tuple(renderer.stylesheets(faces[0].deck))
+    renderer, faces, size, sheets = _first_faces(make_project(tmp_path / "p", ["seven-nights"]), "seven-nights", 12)
     faces = [f for f in faces if f.page_size == size]
     patched = renderer._render_group(faces, size, sheets)[0]
     original = cards.without_margin_boxes
@@ -516,13 +520,7 @@ def test_an_icon_shown_again_is_drawn_once_and_prints_the_same(tmp_path):
         'else \'red\' }}">{{ card.title }}{{ icon("plain.svg", "emoji") }}').replace(
         '{{ icon("icon.svg", "mark") }}', '{{ icon("plain.svg", "mark") }}{{ icon("graded.svg", "mark") }}'
         '<div class="body">{{ icon("faded.svg", "mark") }}{{ icon("plain.svg", "mark") }}</div>'), encoding="utf-8")
-    proj = Project.at(bench)
-    isolate_fonts(proj)
-    assets = Assets(proj)
-    game = check_game(proj, assets, "deck450").game
-    renderer = CardRenderer(proj, assets, game)
-    faces = list(faces_for(game, renderer, game.packs).values())[:8]
-    size, sheets = faces[0].page_size, tuple(renderer.stylesheets(faces[0].deck))
+    renderer, faces, size, sheets = _first_faces(bench, "deck450", 8)
     images = weasyprint().images
     drawn, real = [], images.SVGImage.draw
 

@@ -231,6 +231,8 @@ def icons_drawn_once():
 
 
 def _draw_once(image, draw, stream, width, height, style):
+    """SVGImage.draw (`draw`) under icons_drawn_once: the operators kept for this picture, document
+    and size written again, or drawn and kept (None: drawn each time)."""
     kept = image.__dict__.setdefault("_pnp_drawn", {})
     key = (id(stream._resources), width, height)      # resources: one document's, or one group's
     if key in kept and kept[key] is not None:
@@ -254,6 +256,8 @@ _SHAPES = frozenset({"svg", "g", "path", "circle", "ellipse", "line", "polyline"
 
 
 def _plain_svg(image) -> bool:
+    """Whether an SVG picture holds shapes alone (_SHAPES) and refers to nothing (no url(), no
+    link to another element), looked at once a picture."""
     known = image.__dict__.get("_pnp_plain")
     if known is None:
         tree = getattr(getattr(getattr(image, "_svg", None), "tree", None), "_etree_node", None)
@@ -269,7 +273,7 @@ def _resources_made(stream) -> tuple:
     """What a drawing may add to a document: its resources (an opacity's state is named by its value,
     the same wherever it is used, and not counted), fonts and pictures."""
     resources = stream._resources
-    states = [name for name in resources.get("ExtGState", {}) if not name[:1] in ("a", "A")]
+    states = [name for name in resources.get("ExtGState", {}) if name[:1] not in ("a", "A")]
     return (len(resources.get("XObject", {})), len(resources.get("Pattern", {})), len(resources.get("Shading", {})),
             len(states), len(stream._fonts), len(stream._images))
 

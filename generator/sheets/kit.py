@@ -150,8 +150,8 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     the reprint still owes them every card changed since their sheets came out of the printer.
     "cards" keeps each card's faces as first built (it says the game was built; `pnp reprint`
     reads "printed"). The record is written only when a card, a side or a pack is new to it:
-    rebuilds of edited cards leave it as it was (at 5,000 cards 0.7 MB written and flushed to
-    disk on every rebuild, ~10 ms)."""
+    rebuilds of edited cards leave it as it was (at 5,000 cards it was 0.7 MB written and flushed
+    to disk on every rebuild)."""
     record = read_record(project, game.id)
     key = record_key(game)
     new = key not in record or printed_key(key) not in record

@@ -456,7 +456,6 @@ def test_bench_project_is_the_workload_and_builds_from_outside(tmp_path):
     assert result.exit_code == 0, result.output
 
 
-
 def _first_faces(project: Path, game_id: str, count: int):
     """A renderer of the game's every pack, its first `count` faces, and their page size and stylesheets."""
     proj = Project.at(project)

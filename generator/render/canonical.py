@@ -52,7 +52,7 @@ class _SourceFont:
     def __init__(self, font):
         cid = font.DescendantFonts[0]
         descriptor = cid.FontDescriptor
-        self.widths = {gid: _number(width) for gid, width in parse_widths(cid.get("/W", Array())).items()}
+        self.widths = {gid: pdf_number(width) for gid, width in parse_widths(cid.get("/W", Array())).items()}
         self.to_unicode = parse_cmap(font.ToUnicode.read_bytes()) if "/ToUnicode" in font else {}
         self.family = str(descriptor.get("/FontFamily", ""))
         self.base = str(font.BaseFont).split("+", 1)[-1]
@@ -311,7 +311,7 @@ def _box(array) -> Array:
 
 def _plain(value):
     """A number from the source document, as a plain Python number for the new one."""
-    return _number(float(value))
+    return pdf_number(float(value))
 
 
 def _weight(name: str) -> int:
@@ -323,33 +323,7 @@ def _weight(name: str) -> int:
     return 400
 
 
-def build_widths(widths: dict[int, float]) -> Array:
-    """A W array: each run of consecutive glyphs as `first [w1 w2 …]` (built as lists, then
-    made a PDF array in one call)."""
-    array, run, previous = [], None, None
-    for gid in sorted(widths):
-        if run is None or gid != previous + 1:
-            run = []
-            array += [gid, run]
-        run.append(_number(widths[gid]))
-        previous = gid
-    return Array(array)
-
-
-def _number(value: float):
+def pdf_number(value: float):
+    """A number as a face's glyph list and a pack's widths write it: an integer when whole, else
+    three decimals."""
     return int(value) if float(value).is_integer() else round(value, 3)
-
-
-def build_cmap(mapping: dict[int, str]) -> bytes:
-    lines = ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap",
-             "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
-             "/CMapName /Adobe-Identity-UCS def", "/CMapType 2 def",
-             "1 begincodespacerange", "<0000> <FFFF>", "endcodespacerange"]
-    items = sorted(mapping.items())
-    for start in range(0, len(items), 100):
-        chunk = items[start:start + 100]
-        lines.append(f"{len(chunk)} beginbfchar")
-        lines += [f"<{gid:04X}> <{dst}>" for gid, dst in chunk]
-        lines.append("endbfchar")
-    lines += ["endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
-    return "\n".join(lines).encode("ascii")

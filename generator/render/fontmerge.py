@@ -21,7 +21,7 @@ import uharfbuzz as hb
 from pikepdf import Array, Dictionary, Name
 
 from generator.source.assets import Assets
-from generator.render.canonical import build_cmap, build_widths
+from generator.render.canonical import pdf_number
 
 
 def merge_fonts(pdf: pikepdf.Pdf, assets: Assets) -> None:
@@ -271,6 +271,34 @@ def merged_font(pdf: pikepdf.Pdf, assets: Assets, key: tuple[str, int], first, g
     return pdf.make_indirect(Dictionary(
         Type=Name.Font, Subtype=Name.Type0, BaseFont=Name(f"/{tag}+{base}"), Encoding=Name("/Identity-H"),
         DescendantFonts=Array([pdf.make_indirect(descendant)]), ToUnicode=pikepdf.Stream(pdf, build_cmap(unicode))))
+
+
+def build_widths(widths: dict[int, float]) -> Array:
+    """A W array: each run of consecutive glyphs as `first [w1 w2 …]` (built as lists, then
+    made a PDF array in one call)."""
+    array, run, previous = [], None, None
+    for gid in sorted(widths):
+        if run is None or gid != previous + 1:
+            run = []
+            array += [gid, run]
+        run.append(pdf_number(widths[gid]))
+        previous = gid
+    return Array(array)
+
+
+def build_cmap(mapping: dict[int, str]) -> bytes:
+    lines = ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap",
+             "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+             "/CMapName /Adobe-Identity-UCS def", "/CMapType 2 def",
+             "1 begincodespacerange", "<0000> <FFFF>", "endcodespacerange"]
+    items = sorted(mapping.items())
+    for start in range(0, len(items), 100):
+        chunk = items[start:start + 100]
+        lines.append(f"{len(chunk)} beginbfchar")
+        lines += [f"<{gid:04X}> <{dst}>" for gid, dst in chunk]
+        lines.append("endbfchar")
+    lines += ["endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
+    return "\n".join(lines).encode("ascii")
 
 
 # Layout tables are for shaping, done already; the PDF only draws glyphs by id.

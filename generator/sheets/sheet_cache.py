@@ -508,8 +508,6 @@ def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",), done
         canonical_stream(stream)
 
 
-
-
 def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:
     if resources is None or depth > 8:
         return

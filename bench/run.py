@@ -19,13 +19,13 @@ changed and nothing changed on decks that bench/make_deck.py writes into the wor
 rows (--copies, default 100 and 10,000) measure the shop PNG export of a 20-card game printed that
 many times: its memory should not grow with the copies (the zip is streamed to disk).
 
-The build server (generator/commands/server.py): cold runs and the start-up row run with it off
-(PNP_SERVER=0), so they pay every import as a new process does. The warm rows of `pnp build` (one
-card changed, nothing changed) run with a server of the bench's own already up, as a designer's
-second build finds one, and their memory includes the server's (the command runs in a fork of it,
-which is not the caller's child: their CPU column is the caller's alone);
-deck450's one-card rebuild is also timed without it. The bench's servers keep their sockets in its
-work folder and are stopped at the end.
+Kit rows (--kits, default the two largest shipped games): each game's every pack and rulebook, both
+languages, cold, and then one input changed at a time as a designer of that game changes it (KIT_EDITS):
+a card's text the rulebook does not show, the same card's translation, a card the rulebook shows, a
+board's label, a rules.py constant. Each edit is a new process after a build of the edit before, so it
+measures what the designer waits for; its ratio is to that game's cold build in the same run.
+The baseline (--baseline REV, default BASELINE) is an older engine taken from git into the work folder
+and run on the same kits cold, alternating with this one, for the ratio of the two.
 
 The runs work on throw-away copies of bench/ and of the main project, so the repository
 is never touched; `--keep DIR` leaves the copies there to look at.
@@ -51,8 +51,6 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 PNP = [sys.executable, "-m", "generator"]
 sys.path.insert(0, str(ROOT))
-from generator.commands import server  # noqa: E402  (standard library only)
-RUNTIME: dict[str, str] = {}        # the bench's own socket folder for its build servers (run_all sets it)
 PROJECT_PARTS = ("cards", "templates", "fonts", "icons")
 
 # The peer (Squib 0.20.0a, 2 cores) as recorded in ../shared/bench/README.md, for runs without it.
@@ -60,6 +58,28 @@ RECORDED_PEER = {"pdf": (7.7, 1670), "png": (10.8, 1660), "one": (0.43, 71), "st
 RECORDED_WHEN = "recorded 2026-11-29 on another machine of this kind (../shared/bench/README.md)"
 PEER_PDF_MB = 26.6
 SCALE = (100, 1000, 5000, 10000)
+BASELINE = "1b565b6"      # the engine before the one store (2026-12-06): kits timed cold beside it
+# A designer's edits of a shipped game, one input at a time: (row, file, text, replacement made
+# anew each round from the round's number n, so every round has a change), and the target ratio to
+# the game's cold build.
+KIT_EDITS = {
+    "reverse-wizard": [
+        ("a card's text (not in the rulebook)", "common.yaml", "再造成 10 点伤害", "再造成 2{n} 点伤害", 0.08),
+        ("that card's translation", "i18n/en.yaml", "deal 10 more.", "deal 2{n} more.", 0.08),
+        ("a card the rulebook shows", "beta.yaml", "造成 1 点伤害，重复", "造成 {n} 点伤害，重复", 0.25),
+        ("a board's label (a rulebook figure)", "pieces.yaml", "text: 永久光环}", "text: 永久光环 {n}}", 0.15),
+        ("a rules.py constant no page prints", "rules.py", "hp_counter: int = 99", "hp_counter: int = 1{n}0", 0.25),
+    ],
+    "cephiro-pillar": [
+        ("a card's text (not in the rulebook)", "oaths.yaml", "effect: 结算后，", "effect: 结算后（{n}），", 0.08),
+        ("that card's translation", "i18n/en.yaml", "After resolving, record", "After resolving ({n}), record", 0.08),
+        ("a card the rulebook shows", "oaths.yaml", "本轮你若成为心愿最盛者", "本轮（{n}）你若成为心愿最盛者", 0.25),
+        ("a board's label (a rulebook figure)", "pieces.yaml", "text: 骑士记录板, size: 14", "text: 骑士记录板 {n}, size: 14",
+         0.15),
+        ("a rules.py constant the rulebook prints", "rules.py", "DISCUSSION_SECONDS = 60", "DISCUSSION_SECONDS = 6{n}",
+         0.25),
+    ],
+}
 COPIES = (100, 10000)
 sys.path.insert(0, str(ROOT / "bench"))
 import make_deck  # noqa: E402  (bench/make_deck.py: the scale decks)
@@ -74,19 +94,10 @@ class Run:
     cpu: float = 0.0           # user + system seconds of the process and the children it waited for
 
 
-def pnp_env(served: bool) -> dict:
-    """pnp's environment: the bench's socket folder, and the build server on or off."""
-    return {**RUNTIME, "PNP_SERVER": "1" if served else "0", "CI": ""}
-
-
-def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = True, served: bool = False) -> Run:
+def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = True) -> Run:
     """Run a command; its wall time and the peak summed PSS and RSS of it and its children
     (without `sample`, no memory: reading a process's memory map every 25 ms slows it a little,
-    which matters for sub-second runs). A pnp command runs with the build server only if `served`;
-    then the server's processes count in its memory."""
-    if args[:len(PNP)] == PNP:
-        env = {**pnp_env(served), **(env or {})}
-    host = psutil.Process(served_by()) if served else None
+    which matters for sub-second runs)."""
     start = time.perf_counter()
     before = os.times()
     proc = psutil.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -97,7 +108,7 @@ def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = 
     def sampling():
         while not done.is_set():
             try:
-                pss, rss = tree_memory(proc, host)
+                pss, rss = tree_memory(proc)
                 peak[0], peak[1] = max(peak[0], pss), max(peak[1], rss)
             except psutil.Error:
                 pass
@@ -118,13 +129,11 @@ def measure(args: list[str], cwd: Path, env: dict | None = None, sample: bool = 
     return Run(seconds, peak[0] / 1e6, output, peak[1] / 1e6, cpu)
 
 
-def tree_memory(proc, host=None) -> tuple[int, int]:
-    """(summed PSS, summed RSS) in bytes of a process and all its children (and of a build server
-    `host` and its children), read from /proc/PID/smaps_rollup (cheap enough to sample often
-    without slowing what is measured)."""
+def tree_memory(proc) -> tuple[int, int]:
+    """(summed PSS, summed RSS) in bytes of a process and all its children, read from
+    /proc/PID/smaps_rollup (cheap enough to sample often without slowing what is measured)."""
     pss = rss = 0
-    roots = [proc] + ([host] if host else [])
-    for p in roots + [c for root in roots for c in root.children(recursive=True)]:
+    for p in [proc] + proc.children(recursive=True):
         try:
             with open(f"/proc/{p.pid}/smaps_rollup") as handle:
                 fields = dict(line.split(":", 1) for line in handle if line[:4] in ("Rss:", "Pss:"))
@@ -162,29 +171,13 @@ def cold(project: Path, args: list[str], repeat: int) -> Run:
     return median(runs)
 
 
-def served_by() -> int:
-    """The bench's build server for this engine, started if none answers; its process id."""
-    env = {**os.environ, **pnp_env(True)}
-    pid = server.running(env)
-    if pid is None:
-        server.start(env)
-        deadline = time.monotonic() + 120
-        while pid is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-            pid = server.running(env)
-    if pid is None:
-        raise SystemExit("bench: the build server did not start")
-    return pid
-
-
-def warm(args: list[str], repeat: int, before=None, served: bool = True) -> Run:
-    """Sub-second runs: timed without the memory sampler, then one more run for the memory. A
-    `pnp build` runs with a build server up (see the module's notes) unless not `served`."""
+def warm(args: list[str], repeat: int, before=None) -> Run:
+    """Sub-second runs: timed without the memory sampler, then one more run for the memory."""
     runs = []
     for i in range(repeat + 1):
         if before:
             before(i)
-        runs.append(measure(args, ROOT, sample=i == repeat, served=served))
+        runs.append(measure(args, ROOT, sample=i == repeat))
     timed = median(runs[:repeat])
     return Run(timed.seconds, runs[-1].peak_mb, timed.output, runs[-1].peak_rss_mb, timed.cpu)
 
@@ -309,23 +302,28 @@ def main() -> None:
                     help="card counts of the scale rows, comma-separated ('' for none); default %(default)s")
     ap.add_argument("--copies", default=",".join(map(str, COPIES)),
                     help="copies printed in the export rows, comma-separated ('' for none); default %(default)s")
+    ap.add_argument("--kits", default=",".join(KIT_EDITS),
+                    help="shipped games whose full kits are timed cold and after each edit ('' for none); "
+                         "default %(default)s")
+    ap.add_argument("--baseline", default=BASELINE,
+                    help="a git revision of an older engine timed beside this one on the kits ('' for none); "
+                         "default %(default)s")
     args = ap.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="pnp-bench-"))
     if args.keep and work.exists():
         shutil.rmtree(work)
     scale = [int(n) for n in args.scale.split(",") if n.strip()]
     copies = [int(n) for n in args.copies.split(",") if n.strip()]
-    RUNTIME["XDG_RUNTIME_DIR"] = str(work / "run")
-    (work / "run").mkdir(parents=True, exist_ok=True)
+    kits = [g for g in args.kits.split(",") if g.strip()]
     try:
-        run_all(work, args.repeat, args.skip_games, scale, copies)
+        run_all(work, args.repeat, args.skip_games, scale, copies, kits, args.baseline)
     finally:
-        server.stop_all({**os.environ, **RUNTIME})
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies: list[int]) -> None:
+def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies: list[int], kits: list[str],
+            baseline: str) -> None:
     deck = copy_project(ROOT / "bench", work / "bench")
     peer = Peer(work)
     print(f"pnp benchmark {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {os.cpu_count()} cores, "
@@ -334,7 +332,7 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies:
     P = peer.figures
     rows = Rows()
 
-    start = warm(PNP + ["--version"], repeat, served=False)
+    start = warm(PNP + ["--version"], repeat)
     rows.append(("start-up (pnp --version)", start, P["start"], None))
 
     pdf_args = pnp(deck, "build", "deck450", "--paper", "a4")
@@ -350,8 +348,6 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies:
     measure(pdf_args, ROOT)                       # warm the cache for the edits below
     cards = deck / "cards/deck450/cards.yaml"
     original = cards.read_text(encoding="utf-8")
-    alone = warm(pdf_args, repeat, before=lambda i: change_title(cards, 50 + i), served=False)
-    rows.append(("deck450, one card changed, no build server", alone, P["pdf"], None))
     one = warm(pdf_args, repeat, before=lambda i: change_title(cards, i))
     rows.append(("deck450, one card changed → full PDF", one, P["pdf"], "≤ 0.8 s, ≤ 0.06 × peer full"))
     same = warm(pdf_args, repeat)
@@ -367,6 +363,8 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies:
         scaled = {}
     exports = export_rows(copy_project(ROOT / "bench", work / "copies"), copies, rows) if copies else {}
 
+    if kits:
+        kit_rows(work, kits, repeat, rows, baseline)
     if not skip_games:
         games = copy_project(ROOT, work / "games")
         kit = pnp(games, "build")
@@ -383,6 +381,62 @@ def run_all(work: Path, repeat: int, skip_games: bool, scale: list[int], copies:
     print(f"\n{peer.when}")
     print(f"deck450 PDF: {facts} (peer: {PEER_PDF_MB} MB of raster images; target ≤ 6.6 MB, vector text)")
     print(verdicts(P, pdf, one, watched, same, scaled, exports, rows, deck / "build/deck450/deck450-all-a4.pdf"))
+
+
+def kit_rows(work: Path, kits: list[str], repeat: int, rows: list, baseline: str) -> None:
+    """Every shipped game's full kit (every pack and rulebook, both languages) cold, with this
+    engine and the baseline in turn; then, for the games in `kits`, each edit of KIT_EDITS."""
+    project = copy_project(ROOT, work / "kits")
+    old = baseline_engine(work, baseline)
+    games = sorted(p.name for p in (ROOT / "cards").iterdir() if (p / "game.yaml").is_file())
+    colds, olds = {}, {}
+    for game in games:
+        args = pnp(project, "build", game)
+        runs, old_runs = [], []
+        for _ in range(max(1, repeat - 1)):          # A B A B: the ratio holds when the machine drifts
+            shutil.rmtree(project / "build", ignore_errors=True)
+            runs.append(measure(args, ROOT))
+            if old:
+                shutil.rmtree(project / "build", ignore_errors=True)
+                old_runs.append(measure(args, old, env={"PYTHONPATH": str(old), "PNP_SERVER": "0"}))
+        colds[game] = median(runs)
+        rows.append((f"{game}, full kit, cold", colds[game], None, None))
+        if old_runs:
+            olds[game] = median(old_runs)
+            rows.append((f"{game}, full kit, cold, engine {baseline}", olds[game], None, None))
+    total = Run(sum(r.seconds for r in colds.values()), max(r.peak_mb for r in colds.values()), "", 0,
+                sum(r.cpu for r in colds.values()))
+    rows.append((f"{len(games)} games, full kits, cold (sum)", total,
+                 (sum(r.seconds for r in olds.values()), 0) if olds else None, f"≤ 0.8 × engine {baseline}"))
+    for game in kits:
+        args = pnp(project, "build", game)
+        shutil.rmtree(project / "build", ignore_errors=True)
+        measure(args, ROOT)                                  # built once: every edit starts from a built kit
+        for label, name, text, new, target in KIT_EDITS[game]:
+            path = project / "cards" / game / name
+            original = path.read_text(encoding="utf-8")
+            if text not in original:
+                raise SystemExit(f"bench: {path} no longer has {text!r}: update KIT_EDITS")
+            edited = warm(args, repeat, before=lambda i: path.write_text(
+                original.replace(text, new.format(n=i + 1), 1), encoding="utf-8"))
+            rows.append((f"{game}, {label}", edited, (colds[game].seconds, 0), f"≤ {target} × cold"))
+            path.write_text(original, encoding="utf-8")
+            measure(args, ROOT)                              # back to the kit as shipped
+
+
+def baseline_engine(work: Path, revision: str) -> Path | None:
+    """The engine at `revision` (its generator/ from git) in the work folder, or None when there is
+    no such revision here (a copy of the project without its history)."""
+    if not revision:
+        return None
+    target = work / "baseline"
+    target.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "generator"], capture_output=True)
+    if archive.returncode != 0:
+        print(f"bench: no engine {revision} here ({archive.stderr.decode().strip()}): no baseline rows", flush=True)
+        return None
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target
 
 
 def scale_rows(deck: Path, count: int, repeat: int, rows: list, peer: dict) -> dict[str, Run]:
@@ -424,12 +478,12 @@ class Rows(list):
     def append(self, row) -> None:
         super().append(row)
         name, run, peer, _ = row
-        ratio = f", {run.seconds / peer[0]:.2f} × peer" if peer else ""
+        ratio = f", {run.seconds / peer[0]:.2f} × its reference" if peer else ""
         print(f"  {name}: {run.seconds:.2f} s ({run.cpu:.2f} s CPU), {run.peak_mb:.0f} MB PSS{ratio}", flush=True)
 
 
 def print_table(rows) -> None:
-    print(f"\n{'run':<50} {'wall s':>7} {'CPU s':>6} {'PSS MB':>7} {'RSS MB':>7} {'peer s':>7} {'ratio':>6}  target")
+    print(f"\n{'run':<50} {'wall s':>7} {'CPU s':>6} {'PSS MB':>7} {'RSS MB':>7} {'ref s':>7} {'ratio':>6}  target")
     print("-" * 119)
     for name, run, peer, target in rows:
         peer_s = f"{peer[0]:.2f}" if peer else ""

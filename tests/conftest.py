@@ -12,7 +12,6 @@ build every language, as `pnp build` does.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -23,10 +22,6 @@ from click.testing import CliRunner
 from generator.commands.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-
-# No build servers (commands/server.py) from the pnp processes tests start: each would outlive the
-# test by minutes. tests/test_server.py turns them on for itself.
-os.environ["PNP_SERVER"] = "0"
 
 
 SOURCE_ONLY = {}                  # project folder -> the one language its builds and exports make

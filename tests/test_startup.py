@@ -10,7 +10,7 @@ from importlib.metadata import PackageNotFoundError, version as metadata_version
 import pytest
 
 from generator.render import weasy
-from generator.source.stamp import LIBRARIES
+from generator.fingerprint import LIBRARIES
 from generator.versions import version
 from tests.conftest import ROOT
 
@@ -85,23 +85,38 @@ def test_one_font_configuration_per_set_of_fonts(key):
     assert other is not first and weasy.font_config(f"fonts-{key}-changed") is other
 
 
-def test_a_new_process_ends_with_its_output_whole_and_its_status(tmp_path):
-    """start.py ends a command's own process with os._exit once the interpreter's exit work is
-    done (server.wind_up): what was printed into a pipe, block-buffered, still arrives, exit
-    functions run, and the status is the command's; a failing command's as well."""
+def test_a_command_ends_with_its_output_whole_its_status_and_no_process_left(tmp_path):
+    """A `pnp` command runs in its own process and leaves nothing running after it: no build
+    server, no worker. What it printed into a pipe arrives whole, and the status is the command's."""
     import os
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PNP_SERVER": "0"}   # a pipe buffers
-    ended = subprocess.run([sys.executable, "-c", "import atexit, os\nfrom generator.commands import server\n"
-                            "atexit.register(lambda: print(' and the exit function', end=''))\n"
-                            "print('printed', end='')\nos._exit(server.wind_up(3))"],
-                           cwd=ROOT, capture_output=True, text=True, env=env)
-    assert (ended.returncode, ended.stdout) == (3, "printed and the exit function")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}      # a pipe buffers
     listing = subprocess.run([str(ROOT / "pnp"), "--help"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert listing.returncode == 0 and "build" in listing.stdout and listing.stdout.endswith("\n")
+    assert "server" not in listing.stdout
     failed = subprocess.run([str(ROOT / "pnp"), "--project", str(ROOT), "build", "no-such-game"], cwd=tmp_path,
                             capture_output=True, text=True, env=env)
     assert failed.returncode == 1 and failed.stdout == ""
     assert failed.stderr.startswith("cards/no-such-game: no game 'no-such-game' (games: "), failed.stderr
+    import shutil
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    built = subprocess.Popen([str(ROOT / "pnp"), "--project", str(project), "build", "night-market", "--players", "2",
+                              "--paper", "a4", "--jobs", "2"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    output, _ = built.communicate()
+    assert built.returncode == 0, output
+    left = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if _session(pid) == built.pid]
+    assert left == [], f"processes left by the build: {left}"
+
+
+def _session(pid: int) -> int | None:
+    import os
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
 
 
 def test_a_build_leaves_no_font_folders_in_the_temporary_directory(tmp_path):
@@ -115,7 +130,7 @@ def test_a_build_leaves_no_font_folders_in_the_temporary_directory(tmp_path):
     for shared in ("fonts", "icons"):
         (project / shared).symlink_to(ROOT / shared)
     temporary.mkdir()
-    env = {**os.environ, "PNP_SERVER": "0", "TMPDIR": str(temporary)}
+    env = {**os.environ, "TMPDIR": str(temporary)}
     built = subprocess.run([str(ROOT / "pnp"), "--project", str(project), "build", "night-market", "--players", "2",
                             "--paper", "a4", "--jobs", "2"], capture_output=True, text=True, env=env)
     assert built.returncode == 0, built.stderr

@@ -65,21 +65,13 @@ FORM_UNKEYED = frozenset({"/Resources", "/Length"})      # hashed on their own, 
 # widths and Unicode maps span the pack (the glyphs a form draws are hashed from them).
 SUBSET_KEYS = frozenset({"/BaseFont", "/FontName", "/FontFile", "/FontFile2", "/FontFile3", "/FontBBox",
                          "/CIDSet", "/W", "/ToUnicode"})
-CHECK_SOURCES = ("check/preflight.py", "check/pdfread.py", "check/checked.py", "geometry.py",
-                 "render/fontmerge.py", "render/canonical.py")
 
 
 def context(font_files: list[Path]) -> str:
     """What the memo's records hold only under: the bundled font files, the code that checks and
     the code that makes the pack's subsets, and the libraries that read the file."""
-    from generator import __version__
-    from generator.versions import version
-    digest = hashlib.sha256(__version__.encode())
-    for name in ("pikepdf", "pypdfium2", "uharfbuzz"):
-        digest.update(f"|{name} {version(name)}".encode())
-    package = Path(__file__).parent.parent
-    for name in CHECK_SOURCES:
-        digest.update((package / name).read_bytes())
+    from generator.fingerprint import engine_fingerprint
+    digest = hashlib.sha256(engine_fingerprint().encode())
     for path in font_files:
         digest.update(f"|{path.name}|{file_hash(path)}".encode())
     return digest.hexdigest()

@@ -534,42 +534,6 @@ def serve(ctx, port, project_dir):
         raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}{hint}") from None
 
 
-@main.group(cls=Commands)
-def server():
-    """The build server that keeps pnp's libraries loaded between commands (Linux; PNP_SERVER=0: none)."""
-
-
-def _any_project(func):
-    """--project, taken like every command's and not needed: there is one server per user, not per project."""
-    return click.option("--project", "project_dir", type=click.Path(file_okay=False), default=None,
-                        help="Accepted like every command's; build servers are per user, not per project.")(func)
-
-
-@server.command("status")
-@_any_project
-def server_status(project_dir):
-    """Whether a build server for this pnp is running."""
-    from generator.commands.server import enabled, folder, running
-    pid = running()
-    if pid:
-        click.echo(f"a build server is running (process {pid}); commands run in copies of it")
-    elif not enabled():
-        click.echo("build servers are off here (PNP_SERVER=0, CI, or not Linux)")
-    elif folder() is None:
-        click.echo("no build server: its socket folder ($XDG_RUNTIME_DIR/pnp or /tmp/pnp-UID) is not private to you")
-    else:
-        click.echo("no build server is running; the next build leaves one")
-
-
-@server.command("stop")
-@_any_project
-def server_stop(project_dir):
-    """Stop every build server of this user (each stops by itself after 15 idle minutes)."""
-    from generator.commands.server import stop_all
-    stopped = stop_all()
-    click.echo(f"stopped {count(len(stopped), 'build server')}" if stopped else "no build server was running")
-
-
 @main.command("new")
 @click.argument("game")
 @click.option("--title", help="The game's title (default: made from GAME).")

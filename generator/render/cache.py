@@ -26,26 +26,11 @@ from pathlib import Path
 
 import pikepdf
 
-from generator import __version__
 from generator.atomic import make_room, read_record, worth_rewriting, write_atomic, write_record
 from generator.filehash import file_hash
 from generator.source.project import Project
 
 INDEX_VERSION = 2       # 2: each distinct set of inputs once, entries name it by number
-ENGINE_SOURCES = ["render/cards.py", "render/html.py", "render/canonical.py", "check/pdfread.py", "render/info.py",
-                  "render/weasy.py", "source/markup.py", "source/assets.py", "render/cache.py", "render/art.py",
-                  "pdfbytes.py"]
-
-
-@functools.lru_cache(maxsize=1)
-def engine_fingerprint() -> str:
-    from generator.versions import version
-    libraries = "|".join(version(name) for name in ("weasyprint", "pydyf", "pikepdf", "uharfbuzz"))
-    digest = hashlib.sha256(f"{__version__}|{libraries}".encode())
-    package = Path(__file__).parent.parent
-    for name in ENGINE_SOURCES:
-        digest.update((package / name).read_bytes())
-    return digest.hexdigest()
 
 
 def relative_name(root: Path, path: str | Path) -> str:

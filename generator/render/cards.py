@@ -24,7 +24,8 @@ from generator.source.assets import Assets, describe_char
 from generator.source.context import card_data, game_context, plain, plain_context
 from generator.check.expr import LimitError, guarded
 from generator.render.art import ArtPlacer, Coarse
-from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
+from generator.fingerprint import engine_fingerprint
+from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
 from generator.source import reads
 from generator.errors import PnpError, Problem
 from generator.pdfbytes import open_pdf

@@ -13,7 +13,6 @@ from urllib.parse import unquote, urlparse
 from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from markupsafe import Markup, escape
 
-from generator.atomic import make_room, write_atomic
 from generator.check.expr import BoundedSandbox
 from generator.source import reads
 from generator.source.assets import Assets
@@ -123,38 +122,20 @@ def fresh_imports(env) -> None:
 
 class _CompiledTemplates(BytecodeCache):
     """Templates compiled once a process, by their source's checksum: every build makes new
-    environments, and `pnp watch` builds again on every save. Each is also kept in the project's
-    build/.cache/jinja/, so a new `pnp build` does not compile again the templates of a rebuild
-    (70 ms of one). Jinja checks what it loads (its version, the source's checksum) and compiles
-    anew on any mismatch or damage."""
+    environments, and `pnp watch` builds again on every save. Kept in memory only: compiled code
+    read back from a file would run whatever a planted file holds (a project folder or a build
+    cache received from someone else is data, never code)."""
 
     def __init__(self):
         self._code: dict[str, bytes] = {}
-        self.folder: Path | None = None
 
     def load_bytecode(self, bucket) -> None:
         code = self._code.get(bucket.key)
-        if code is None and self.folder is not None:
-            try:
-                code = (self.folder / f"{bucket.key}.bin").read_bytes()
-            except OSError:
-                return
         if code is not None:
-            try:
-                bucket.bytecode_from_string(code)     # reset by Jinja if the source changed
-            except Exception:                     # cut short or garbled in a way Jinja does not catch
-                bucket.reset()
-                self._code.pop(bucket.key, None)
+            bucket.bytecode_from_string(code)     # reset by Jinja if the source changed
 
     def dump_bytecode(self, bucket) -> None:
-        code = self._code[bucket.key] = bucket.bytecode_to_string()
-        if self.folder is not None:
-            try:
-                path = self.folder / f"{bucket.key}.bin"
-                make_room(path)
-                write_atomic(path, code, durable=False)
-            except OSError:
-                pass                              # a cache: the next run compiles again
+        self._code[bucket.key] = bucket.bytecode_to_string()
 
 
 _COMPILED = _CompiledTemplates()
@@ -165,7 +146,6 @@ def jinja_env(project: Project, assets: Assets, keywords: list[str], lang: str =
     from its catalogue for `lang` (`_()` / `ngettext()`); a render of a game's template passes
     the game's own `_` (its translations) in the context, which takes precedence."""
     loader = RecordingLoader(project.template_roots())
-    _COMPILED.folder = project.build / ".cache" / "jinja"
     env = BoundedSandbox(
         loader=loader, autoescape=select_autoescape(["html", "j2"]), bytecode_cache=_COMPILED,
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])

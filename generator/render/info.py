@@ -16,7 +16,8 @@ from generator import __version__
 from generator.source.assets import Assets
 from generator.source.context import game_context
 from generator.check.expr import LimitError, guarded
-from generator.render.cache import FaceCache, FileHashes, absolute_name, engine_fingerprint, relative_name
+from generator.fingerprint import engine_fingerprint
+from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
 from generator.errors import PnpError, Problem
 from generator.pdfbytes import open_pdf
 from generator.source.game import Game
@@ -41,7 +42,6 @@ class InfoPage:
         self.cache = FaceCache(project, "info")     # kept like a face: with the files it read, checked
         self.own = project.template(f"{game.id}/info.html")        # a game's own part of the page, if any
         self.extra = f"{game.id}/info.html" if self.own else None
-        self.last_key = ""          # the face-cache key of the page render() gave last: it names its bytes
 
     def render(self, pack, paper: str, sections, runs, info_pages: int, body_pages: int, options,
                reprint: dict | None = None) -> pikepdf.Pdf:
@@ -60,7 +60,6 @@ class InfoPage:
         direct = self._key(html)
         hit = self.cache.get(direct, lambda name: self.hashes.current(absolute_name(self.project.root, name)))
         if hit is not None:
-            self.last_key = hit[0]
             return hit[1]
         from generator.render.weasy import weasyprint
         fetcher = fenced_fetcher(self.project.readable_roots())
@@ -73,7 +72,7 @@ class InfoPage:
             page = self.project.display(self.own) if self.own else "templates/base/info.html"
             raise PnpError([Problem(page, None, m) for m in serious])
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
-        self.last_key = self.cache.put(direct, {relative_name(self.project.root, p): sha
+        self.cache.put(direct, {relative_name(self.project.root, p): sha
                                                 for p, sha in fetcher.fetched.items()}, data)
         return open_pdf(data)
 

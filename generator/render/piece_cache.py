@@ -10,30 +10,14 @@ beside the entry, so an edited icon redraws exactly the drawings that placed it,
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-from pathlib import Path
 
-from generator import __version__
+from generator.fingerprint import engine_fingerprint
 from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
 from generator.source import reads
 from generator.source.context import pack_data
 
-SOURCES = ("render/pieces.py", "render/pen.py", "render/piece_cache.py", "render/cache.py", "geometry.py",
-           "check/expr.py", "source/context.py", "source/i18n.py")
-
-
-@functools.lru_cache(maxsize=1)
-def drawing_fingerprint() -> str:
-    from generator.versions import version
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(f"{__version__}|{version('reportlab')}|{version('svglib')}".encode())
-    for name in SOURCES:
-        digest.update((package / name).read_bytes())
-    for po in sorted((package / "locale").rglob("*.po")):       # tiled boards' notes, reduced boards' scale
-        digest.update(po.read_bytes())
-    return digest.hexdigest()
 
 
 class PieceCache:
@@ -41,7 +25,7 @@ class PieceCache:
         self.project = assets.project
         self.store = FaceCache(self.project, "pieces")
         self.hashes = FileHashes(self.project)
-        parts = [drawing_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode(), game.quoted]
+        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode(), game.quoted]
         parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in assets.fonts]
         self.fixed = hashlib.sha256("|".join(parts).encode()).hexdigest()
 

@@ -24,7 +24,8 @@ from generator.pdfbytes import open_pdf, pdf_bytes
 from generator.errors import PnpError, Problem
 from generator.geometry import Rect, pt
 from generator.render.fontmerge import merge_fonts
-from generator.render.cache import FileHashes, engine_fingerprint
+from generator.fingerprint import engine_fingerprint
+from generator.render.cache import FileHashes
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 from generator.source.assets import describe_char
 from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
@@ -34,8 +35,6 @@ PX = 25.4 / 96                         # mm per CSS pixel
 MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the page number), left
 FIGURE_HEIGHT = 0.42                   # a figure takes at most this share of the page's text height
 RULEBOOK_CSS = "base/rulebook.css"
-SOURCES = ("render/rulebook.py", "source/rulebook.py", "source/i18n.py", "render/fontmerge.py", "render/pen.py",
-           "render/pieces.py", "render/html.py")       # what a cached rulebook was made by
 
 
 @dataclass
@@ -218,7 +217,7 @@ class RulebookRenderer:
         own = self.project.template(f"{self.game.id}/rulebook.css")
         files += [own] if own else []
         files += [font.path for font in self.assets.fonts]
-        parts = [engine_fingerprint(), _sources_hash(), html, repr(self.size)]
+        parts = [engine_fingerprint(), html, repr(self.size)]
         # the page's HTML is the engine's own: the only files it names are bundled icons
         icons = sorted(set(ICON_URL.findall(html)))
         parts += [self.hashes.of(f) for f in files] + [f"{u}:{self.hashes.of(self.project.root / u)}" for u in icons]
@@ -234,16 +233,6 @@ class RulebookRenderer:
         except (OSError, ValueError, pikepdf.PdfError):
             return None
         return RulebookPages(pdf, bookmarks, self.size)
-
-
-@functools.cache
-def _sources_hash() -> str:
-    from pathlib import Path
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for name in SOURCES:
-        digest.update((package / name).read_bytes())
-    return digest.hexdigest()
 
 
 def _largest(game):

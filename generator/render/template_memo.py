@@ -23,12 +23,11 @@ import hashlib
 from pathlib import Path
 
 from generator.atomic import read_record, worth_rewriting, write_record
-from generator.render.cache import absolute_name, engine_fingerprint, relative_name
+from generator.fingerprint import engine_fingerprint
+from generator.render.cache import absolute_name, relative_name
 
 VERSION = "1"
 KEEP_UNUSED = 2000       # entries not used by this build kept for the next (another --players)
-MEMO_SOURCES = ["source/context.py", "check/expr.py", "source/edition.py", "source/i18n.py",
-                "render/template_memo.py", "source/game.py"]
 ABSENT = "-"
 WATCHED = ("decks", "tables")     # context parts recorded as inputs only when a template reads them
 
@@ -89,13 +88,8 @@ class Watched(dict):
 
 @functools.cache
 def code_fingerprint(lang: str) -> str:
-    """The engine code and words a template's output depends on beyond the renderer's own."""
-    package = Path(__file__).parent.parent
+    """The engine (its code and words) and the language a template's output depends on."""
     digest = hashlib.sha256(engine_fingerprint().encode())
-    for name in MEMO_SOURCES:
-        digest.update((package / name).read_bytes())
-    for path in sorted((package / "locale").rglob("*.po")):
-        digest.update(path.read_bytes())
     digest.update(lang.encode())
     return digest.hexdigest()
 

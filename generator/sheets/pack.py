@@ -60,7 +60,6 @@ class PackBuilder:
         self.project, self.assets, self.game = project, assets, game
         self.options = options
         self.rulebook = rulebook                # a RulebookRenderer, or None: no rulebook in this pack
-        self._previous: dict = {}               # (pack name, context) -> the last build a patch could not use
         self._rulebook_pages: dict = {}         # pack key -> its rulebook's pages (the same on every paper)
         self.cards = CardSheets(game, rendered, faces, options)    # faces: (deck, card id, side) -> Face
         self.pieces = PieceSheets(assets, game, options)
@@ -79,17 +78,13 @@ class PackBuilder:
         self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
         self.built_on_last = False
         if only is None and not whole:
-            for patch in (True, False):
-                try:
-                    return self._build(pack, paper, None, reuse=True, patch=patch)
-                except sheet_cache.NotPatchable:
-                    continue
-                except sheet_cache.Fallback:
-                    break
+            try:
+                return self._build(pack, paper, None, reuse=True)
+            except sheet_cache.Fallback:
+                pass
         return self._build(pack, paper, only, reuse=False)
 
-    def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool,
-               patch: bool = False) -> tuple[bytes, dict]:
+    def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool) -> tuple[bytes, dict]:
         # What write_pack records for the next build of this pack: plain data, so that the pack's
         # pikepdf (most of a large build's memory) is freed before its file is read back.
         self.last = None
@@ -100,15 +95,7 @@ class PackBuilder:
         name = pack_name(self.game, pack, paper, self.options)
         context = (sheet_cache.context_key(name, self.options, [f.path for f in self.assets.fonts])
                    if self._reusable(sections, rules, only) else None)
-        previous = self._previous.pop((name, context), None) if context else None
-        if previous is None and reuse and context:
-            previous = sheet_cache.load(self.project, self.game.id, name, context)
-        if previous and patch:
-            try:
-                return self._patched(pack, paper, sections, name, context, previous)
-            except sheet_cache.NotPatchable:
-                self._previous[(name, context)] = previous        # for the build on it that follows
-                raise
+        previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
         reuser = sheet_cache.SheetReuser(previous.pdf, previous.record) if previous else None
         self.built_on_last = reuser is not None
         body = self._body(sections + ([rules] if rules else []), paper, pack, reuser, recording=bool(context))
@@ -143,33 +130,8 @@ class PackBuilder:
             data = pdf_bytes(out, deterministic_id=True, compress_streams=True,
                              object_stream_mode=pikepdf.ObjectStreamMode.generate)
         if context:
-            self.last = (name, context, offset, self._recorded(body, sections, offset, pack, paper))
+            self.last = (name, context, offset, body.imposer.record_data())
         return data, self._manifest(pack, paper, sections, body, offset, runs)
-
-    def _patched(self, pack: PackSpec, paper: str, sections: list[Section], name: str, context: str,
-                 previous: sheet_cache.Previous) -> tuple[bytes, dict]:
-        """The pack as its last file with only the forms of the cards that changed written again
-        (sheet_cache.SheetPatcher), when nothing else in it changed; NotPatchable otherwise."""
-        patcher = sheet_cache.SheetPatcher(previous.pdf, previous.record, previous.data)
-        body = self._body(sections, paper, pack, patcher, recording=True)
-        sections.sort(key=lambda s: s.first_page)
-        info, runs = self._info(pack, paper, sections, body)
-        offset = len(info.pages)
-        recorded = self._recorded(body, sections, offset, pack, paper)
-        if (offset, recorded["info"], recorded["cover"]) != (previous.record["info_pages"],
-                                                             previous.record.get("info"), previous.record.get("cover")):
-            raise sheet_cache.NotPatchable("page 1 or the bookmarks changed")
-        data = patcher.patched()
-        self.built_on_last = True
-        self.last = (name, context, offset, recorded)
-        keep_till_exit("last pack", patcher)
-        return data, self._manifest(pack, paper, sections, body, offset, runs)
-
-    def _recorded(self, body: Body, sections: list[Section], offset: int, pack: PackSpec, paper: str) -> dict:
-        """What the sheet record keeps for the next build to build on: the imposer's record, page 1's
-        cache key and a hash of the bookmarks and document information."""
-        return {**body.imposer.record_data(), "info": self.info.last_key,
-                "cover": pack_record.cover_key(sections, offset, self.game, pack, paper, self.options, body)}
 
     def _manifest(self, pack: PackSpec, paper: str, sections: list[Section], body: Body, offset: int,
                   runs: list[dict]) -> dict:

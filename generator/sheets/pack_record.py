@@ -2,7 +2,6 @@
 JSON manifest (every page's role, every slot's rectangle) that preflight and the tests read back."""
 from __future__ import annotations
 
-import hashlib
 
 import pikepdf
 from pikepdf import Dictionary, Name, OutlineItem
@@ -72,14 +71,6 @@ def document_info(game: Game, pack: PackSpec, paper: str, options: PrintOptions)
     title = f"{game.spec.title} · {players} · {paper.upper()}"
     duplex = {"long": "/DuplexFlipLongEdge", "short": "/DuplexFlipShortEdge"}.get(options.duplex, "/Simplex")
     return {"Title": title, "Producer": f"pnp {__version__}", "Creator": "pnp"}, duplex
-
-
-def cover_key(sections: list[Section], offset: int, game: Game, pack: PackSpec, paper: str,
-              options: PrintOptions, body: Body | None = None) -> str:
-    """A hash of what outline() and metadata() write: a pack patched in place (sheets/sheet_cache.py)
-    keeps the last file's only while it is unchanged."""
-    made = (outline_entries(sections, offset, game.spec.language, body), document_info(game, pack, paper, options))
-    return hashlib.sha256(repr(made).encode()).hexdigest()
 
 
 def manifest(game: Game, pack: PackSpec, paper: str, file: str, options: PrintOptions, sections: list[Section],

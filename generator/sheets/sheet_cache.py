@@ -35,29 +35,21 @@ import orjson
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from generator import __version__
 from generator.atomic import read_record, write_record
 from generator.filehash import file_hash
 from generator.pdfbytes import canonical_stream, open_pdf
 from generator.render.fontmerge import merged_font, placeholder_key, placeholders
 from generator.geometry import Mark, Rect, pt
-from generator.sheets import splice
+from generator.fingerprint import engine_fingerprint
 from generator.sheets.impose import Imposer, streams_under
 
 VERSION = 5       # 2: every stream compressed by pnp, saved as it is (compress_streams); 3: slots' labels;
                   # 4: each face's glyphs as JSON text, and how many faces draw each glyph;
                   # 5: page 1's cache key and a hash of the bookmarks and document information
-ENGINE_SOURCES = ("sheets/impose.py", "sheets/sheet_cache.py", "sheets/splice.py", "sheets/card_sheets.py",
-                  "sheets/pack.py", "sheets/pack_record.py", "render/fontmerge.py", "render/canonical.py",
-                  "render/info.py", "check/pdfread.py", "pdfbytes.py")
 
 
 class Fallback(Exception):
     """The previous pack cannot be reused exactly: build it cold."""
-
-
-class NotPatchable(Exception):
-    """The previous pack cannot be patched in place (SheetPatcher): build on it as SheetReuser does."""
 
 
 def context_key(name: str, options, fonts=()) -> str:
@@ -66,12 +58,8 @@ def context_key(name: str, options, fonts=()) -> str:
     and compress it (the faces' own engine is in their keys; page 1 is made again every time),
     and the hashes of the bundled font files, whose subsets a kept pack embeds: a font changed
     with the same glyphs drawn would otherwise keep its old subset."""
-    from generator.versions import version
-    digest = hashlib.sha256(f"{VERSION}|{__version__}|{name}|{options!r}|pikepdf {version('pikepdf')}|"
-                            f"uharfbuzz {version('uharfbuzz')}|zlib {zlib.ZLIB_RUNTIME_VERSION}".encode())
-    package = Path(__file__).resolve().parent.parent
-    for source in ENGINE_SOURCES:
-        digest.update((package / source).read_bytes())
+    digest = hashlib.sha256(f"{VERSION}|{engine_fingerprint()}|{name}|{options!r}|"
+                            f"zlib {zlib.ZLIB_RUNTIME_VERSION}".encode())
     for path in fonts:
         digest.update(f"\0{file_hash(path)}".encode())
     return digest.hexdigest()
@@ -406,85 +394,6 @@ class SheetReuser(_BuiltOnLast):
             elif obj.objgen != was.objgen:
                 return None
         return changed
-
-
-class SheetPatcher(_BuiltOnLast):
-    """The imposer of a pack that differs from its last file only in how some cards look, each
-    card's every copy alike: the same sheets in the same order, each slot's card where it was,
-    the same glyphs drawn, page 1 and the outline as they were (PackBuilder checks those). Such a
-    pack is the last file with the forms of the changed cards written again, in place: a form
-    refers only to the pack's fonts, so if the new one refers to the same fonts in the same order,
-    every object keeps its number and qpdf would write every other object as it was (splice.py).
-    New faces are imported into a scratch PDF; the last pack is only read. Anything else raises
-    NotPatchable (or Fallback, where SheetReuser could not build on the pack either)."""
-
-    def __init__(self, old: pikepdf.Pdf, record: dict, data: bytes):
-        super().__init__(pikepdf.new(), old, record)
-        self.data = data                       # the last pack's bytes
-        self.replacing: dict[tuple, pikepdf.Object] = {}   # (face key, label) new -> the old form it rewrites
-        self.gone: dict[tuple, tuple] = {}     # (face key, label) replaced -> the one replacing it
-
-    def place(self, page, placements, marks=(), page_size=(0, 0), rotations=None, fold=None) -> None:
-        number = len(self.sheets)
-        if number >= len(self.old_pages):
-            raise NotPatchable("more sheets than the last pack")
-        key = sheet_key(placements, marks, page_size, rotations, fold)
-        old_key, old_slots = self.record["sheets"][number]
-        self.sheets.append([key, _slots(placements)])
-        if key == old_key:
-            self.kept += 1
-        else:
-            as_was = [(face,) + tuple(p[1:]) for p, (face, _) in zip(placements, old_slots)]
-            if len(placements) != len(old_slots) or sheet_key(as_was, marks, page_size, rotations, fold) != old_key:
-                raise NotPatchable("a sheet laid out anew")
-            for slot, (p, (face, label)) in enumerate(zip(placements, old_slots)):
-                if p[0] != face:
-                    self._swap(number, slot, (face, label), p)
-        self._note_kept(old_slots if key == old_key else _slots(placements))
-
-    def _swap(self, sheet: int, slot: int, old: tuple, placement) -> None:
-        new = (placement[0], old[1])
-        form = self._old_form(sheet, slot, old[1])
-        if self.gone.setdefault(old, new) != new or self.replacing.setdefault(new, form).objgen != form.objgen:
-            raise NotPatchable("one card drawn two ways, or two cards drawn alike")
-        self.form(placement[0], placement[1], placement[4], old[1])     # into the scratch PDF; glyphs noted
-
-    def merge_fonts(self, assets) -> None:
-        """No font re-made: the pack draws exactly the glyphs it drew, with the same text."""
-        if len(self.sheets) != len(self.old_pages):
-            raise NotPatchable("fewer sheets than the last pack")
-        _, conflicts = self.glyph_map()
-        if self.glyph_union() != _drawn(self.old_counts) or conflicts or self.conflicts:
-            raise NotPatchable("the pack draws other glyphs")
-        old = {tuple(slot) for _, slots in self.record["sheets"] for slot in slots}
-        new = {tuple(slot) for _, slots in self.sheets for slot in slots}
-        if old & set(self.replacing) or new & set(self.gone):
-            raise NotPatchable("a rewritten form is placed for another card too")
-        self.fonts.update(self._old_fonts(set(self.glyph_union())))
-
-    def patched(self) -> bytes:
-        """The last pack's bytes with the changed forms written again."""
-        try:
-            written = {old.objgen[0]: self._written(self._forms[ident], old) for ident, old in self.replacing.items()}
-            return splice.replaced(self.data, written)
-        except splice.Unspliceable as exc:
-            raise NotPatchable(str(exc)) from None
-
-    def _written(self, form: pikepdf.Stream, old: pikepdf.Stream) -> bytes:
-        """A new form as qpdf would write it in place of `old`, its stand-in fonts named by the
-        pack's fonts' numbers; NotPatchable unless it refers to the objects `old` did, in order."""
-        try:
-            numbers = {font.objgen: self.fonts[_group(font)].objgen[0]
-                       for _, _, font in placeholders(form.get("/Resources"))}
-        except KeyError:
-            raise NotPatchable("a changed card draws with a font the pack does not have") from None
-        if not (isinstance(form, pikepdf.Stream) and isinstance(old, pikepdf.Stream) and old.is_indirect):
-            raise NotPatchable("a form that is not a stream of its own")
-        canonical_stream(form)             # as compress_streams makes a new stream
-        refers = [numbers.get(og) for og in splice.references(form.stream_dict.unparse(resolved=True))]
-        if old.objgen[1] != 0 or refers != [n for n, _ in splice.references(old.stream_dict.unparse(resolved=True))]:
-            raise NotPatchable("a changed card refers to other objects than it did")
-        return splice.written_stream(form, old.objgen[0], numbers)
 
 
 def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",), done=frozenset()) -> None:

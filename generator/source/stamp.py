@@ -18,22 +18,18 @@ from pathlib import Path
 
 from generator.filehash import file_digest, signature
 from generator.source import reads
-from generator.versions import version
+from generator.fingerprint import engine_fingerprint
 
 STAMP = ".stamp.json"
-LIBRARIES = ("weasyprint", "pydyf", "pikepdf", "reportlab", "uharfbuzz", "jinja2", "pyyaml", "pydantic",
-             "pillow", "svglib", "fonttools")
-ENGINE = Path(__file__).resolve().parent.parent      # the whole generator/ package
 
 
 def _folders(root: Path, game_id: str) -> list[Path]:
-    return [root / "cards" / game_id, root / "templates", root / "fonts", root / "icons", ENGINE]
+    return [root / "cards" / game_id, root / "templates", root / "fonts", root / "icons"]
 
 
 def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
-    for name in LIBRARIES:
-        digest.update(f"{name}={version(name) or '-'}".encode())
+    digest.update(engine_fingerprint().encode())
     for folder in _folders(root, game_id):
         for path in _files(folder):
             digest.update(str(path.relative_to(folder)).encode() + b"\0" + file_digest(path) + b"\0")

@@ -212,10 +212,8 @@ def _sequence(items: list, lines: list[int], line: int, display: str) -> LocList
 
 def _fingerprint(display: str) -> str:
     """What the record's values depend on: this code, yamlsrc's loader, PyYAML, the file's name."""
-    here = Path(__file__).parent
-    digest = hashlib.sha256(f"{VERSION}\0{yaml.__version__}\0{yaml.__with_libyaml__}\0{display}".encode())
-    for name in ("yamlcache.py", "yamlsrc.py"):
-        digest.update((here / name).read_bytes())
+    from generator.fingerprint import engine_fingerprint
+    digest = hashlib.sha256(f"{VERSION}\0{engine_fingerprint()}\0{yaml.__with_libyaml__}\0{display}".encode())
     return digest.hexdigest()
 
 

@@ -4,6 +4,7 @@ validated, and each file is written atomically after its preflight.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -23,6 +24,8 @@ from generator.source.project import Project
 from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import validate
+from generator.source import reads, stamp
+from generator.source.context import game_context, plain
 from generator.source.words import count
 
 FACES_RECORD = ".faces.json"
@@ -40,7 +43,11 @@ def check_game(project: Project, assets: Assets, game_id: str, lang: str | None 
     every error, return the notes. A translated edition's card templates are run too (its
     catalogue may lack a word they ask for); with `templates`, the source edition's as well
     (`pnp validate`: a build runs them anyway, so it does not ask)."""
-    game = load_game(project, game_id, lang)
+    return check_loaded(project, assets, load_game(project, game_id, lang), templates)
+
+
+def check_loaded(project: Project, assets: Assets, game: Game, templates: bool = False) -> Checked:
+    """check_game for an edition already loaded."""
     problems = validate(project, game, assets.edition(game.spec.language))
     errors = errors_only(problems)
     if not errors and (templates or not game.is_source):
@@ -244,10 +251,36 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
                options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
                lang: str | None = None) -> tuple[list[str], list[str]]:
     """Build the packs of one edition (default: the source language); return the files
-    written and the faces rendered (not from the cache)."""
-    game = check_game(project, assets, game_id, lang).game
-    assets = assets.edition(game.spec.language)
+    written and the faces rendered (not from the cache). An edition whose inputs are those of
+    its last build, and whose files are as that build wrote them, is up to date: nothing runs."""
+    game = load_game(project, game_id, lang)
     label = f"{game_id} ({game.language})" if len(game.languages) > 1 else game_id
+    inputs = stamp.edition_hash(project.root, game_id, game.language,
+                                edition_data(game, {"players": players, "papers": papers, "options": options}))
+    kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs)
+    if kept is not None:
+        say(f"{label}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
+        return kept, []
+    with reads.recording() as log:
+        written, fresh = _build_edition(project, assets, check_loaded(project, assets, game).game, players, papers,
+                                        say, options, jobs, progress, label)
+    stamp.record_edition(project.root, game_id, game.language, written, inputs, log.files)
+    return written, fresh
+
+
+def edition_data(game: Game, settings: dict) -> bytes:
+    """The edition as canonical JSON: everything it prints or checks that its data files give, in its
+    language (the source's derived numbers included), and the build's settings."""
+    base = game_context(game)
+    data = {**base, "pieces": plain(game.pieces), "text": game.text, "data": plain(game.data),
+            "claims": plain(game.claims), "language": game.language, "settings": plain(settings)}
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
+
+
+def _build_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
+                   jobs: int, progress, label: str) -> tuple[list[str], list[str]]:
+    game_id = game.id
+    assets = assets.edition(game.spec.language)
     packs = select_packs(game, players)
     sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)

@@ -7,6 +7,15 @@ other file the build read (reads.py: a data file reached by ../, a spreadsheet o
 elsewhere), and the size, modification time and hash of every file written. The next
 `pnp build` with the same hashes and untouched outputs says "up to date" and stops, before
 loading any heavy library; one changed byte anywhere, in an input or an output, rebuilds.
+
+An edition of a game (one language) has a stamp of its own, build/<game>/.edition-<lang>.json,
+taken after its game loaded: a hash of the edition as data (what its cards, pieces, tables,
+catalogue and derived numbers say in that language, with its validation's inputs), of its own
+rulebook file, of every other file of the game folder that is not data (pictures, stylesheets,
+templates), of templates/, fonts/, icons/ and pnp.toml, and of the engine. A designer's edit of
+the Chinese text of one card leaves the English edition's data as it was: that edition is up to
+date, and neither validated nor built again.
+
 This module must stay light: it runs before anything else is imported.
 """
 from __future__ import annotations
@@ -37,6 +46,43 @@ def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
     if config.is_file():
         digest.update(config.read_bytes())
     return digest.hexdigest()
+
+
+DATA_SUFFIXES = (".yaml", ".yml", ".csv", ".tsv", ".xlsx", ".md")     # read into the edition (rulebooks: its own)
+
+
+def edition_hash(root: Path, game_id: str, language: str, data: bytes) -> str:
+    """An edition's inputs: `data` (the edition as canonical JSON, made by the caller from the loaded
+    game), its own rulebook file, the game folder's files that are not data, the shared folders and
+    pnp.toml, and the engine."""
+    digest = hashlib.sha256(engine_fingerprint().encode() + b"\0" + data)
+    game = root / "cards" / game_id
+    own = [game / "rulebook" / f"{language}.md"]
+    for path in own + [p for p in _files(game) if p.suffix not in DATA_SUFFIXES]:
+        if path.is_file():
+            digest.update(str(path.relative_to(game)).encode() + b"\0" + file_digest(path) + b"\0")
+    for folder in _folders(root, game_id)[1:]:
+        for path in _files(folder):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + file_digest(path) + b"\0")
+    config = root / "pnp.toml"
+    if config.is_file():
+        digest.update(config.read_bytes())
+    return digest.hexdigest()
+
+
+def edition_up_to_date(root: Path, game_id: str, language: str, inputs: str) -> list[str] | None:
+    """The files the edition's last build wrote, when it was made from exactly these inputs (an
+    edition_hash) and nothing it wrote or read outside the project has changed since."""
+    return up_to_date(root, game_id, inputs, _edition_stamp(language))
+
+
+def record_edition(root: Path, game_id: str, language: str, written: list[str], inputs: str,
+                   read: dict[str, str] | None = None) -> None:
+    record(root, game_id, written, inputs, read, _edition_stamp(language))
+
+
+def _edition_stamp(language: str) -> str:
+    return f".edition-{language}.json"
 
 
 def _files(folder: Path) -> list[Path]:
@@ -108,10 +154,10 @@ def _outside(root: Path, game_id: str, files: dict[str, str]) -> dict[str, str]:
             if not any(Path(name).resolve().is_relative_to(folder) for folder in covered)}
 
 
-def up_to_date(root: Path, game_id: str, inputs: str) -> list[str] | None:
+def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list[str] | None:
     """The files of the last build when it was made from exactly these inputs (an
     inputs_hash) and none of them has changed since; None when the game must be built."""
-    path = root / "build" / game_id / STAMP
+    path = root / "build" / game_id / name
     try:
         stamp = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -137,7 +183,8 @@ def outside_reads(root: Path, game_id: str) -> list[Path]:
     return [Path(name) for name in read] if isinstance(read, dict) else []
 
 
-def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None) -> None:
+def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None,
+           name: str = STAMP) -> None:
     """Remember a finished build (`inputs` is the hash taken before it started, and `read` the
     hash of each file as the build read it, so an edit made while it ran is seen by the next
     build)."""
@@ -146,5 +193,5 @@ def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict
                              if (root / Path(n).with_suffix(".json")).is_file()]
     outputs = {name: _signature(root / name) + [_output_sha(root / name)] for name in names if _signature(root / name)}
     data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs}
-    write_atomic(root / "build" / game_id / STAMP, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
+    write_atomic(root / "build" / game_id / name, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
                  durable=False)

@@ -17,7 +17,6 @@ from typing import BinaryIO, Callable, Iterator
 
 import orjson
 
-from generator.collector import loading
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
@@ -56,11 +55,8 @@ def worth_rewriting(differing: int, entries: int) -> bool:
 
 
 def read_record(path: Path):
-    """A record's value; OSError if it cannot be read, ValueError if it is not JSON. Records
-    live as long as the build and hold no cycles: the collector stops walking large ones."""
-    raw = path.read_bytes()
-    with loading(len(raw)):
-        return orjson.loads(raw)
+    """A record's value; OSError if it cannot be read, ValueError if it is not JSON."""
+    return orjson.loads(path.read_bytes())
 
 
 def make_room(path: Path) -> None:

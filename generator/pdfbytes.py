@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 import tempfile
 import zlib
 
@@ -68,59 +67,13 @@ def open_pdf(data: bytes, **options) -> pikepdf.Pdf:
 
 
 def pdf_bytes(pdf: pikepdf.Pdf, **options) -> bytes:
-    """The bytes pdf.save(**options) writes; with `deterministic_id`, the file's /ID is a hash of
-    its content (see content_id) instead of qpdf's own, which is the same promise."""
-    with_id = options.pop("deterministic_id", False)
-    data = _saved(pdf, static_id=with_id, **options)
-    if not with_id:
-        return data
-    found = content_id(data)       # None: no ID where qpdf writes it: qpdf's own, as before
-    return found if found is not None else _saved(pdf, deterministic_id=True, **options)
-
-
-def _saved(pdf: pikepdf.Pdf, **options) -> bytes:
+    """The bytes pdf.save(**options) writes (through an in-memory file: see the module)."""
     with _anonymous_file() as file:
         pdf.save(file, **options)
         file.seek(0)
         return file.read()
 
 
-# qpdf's deterministic /ID is the MD5 of the file as it writes it: 9 ms of a 5,000-card pack's
-# 45 ms save, on a machine that hashes sha256 in hardware at 1 GB/s. Asked for its fixed test ID
-# instead (static_id), qpdf writes that in the trailer, and it is replaced by the first half of the
-# sha256 of the bytes so written: the same document still gives the same bytes, another one
-# another ID, for 5 ms. As with qpdf's, a document that had an ID keeps its first half.
-STATIC_ID = b"31415926535897932384626433832795"
-_IDS = re.compile(rb"/ID \[<([0-9a-f]{32})><" + STATIC_ID + rb">\]")
-
-
-def content_id(data: bytes) -> bytes | None:
-    """The file with qpdf's fixed test ID replaced as described above (None if it has none where
-    qpdf writes it)."""
-    at = data.rfind(b"<" + STATIC_ID + b">]")
-    found = _IDS.match(data, at - 39) if at >= 39 else None     # "/ID [<" and 32 digits, ">"
-    if found is None:
-        return None
-    view = memoryview(data)
-    head = hashlib.sha256(view[:found.start()])        # all but the ID and the few bytes after it
-    as_written = head.copy()
-    as_written.update(view[found.start():])
-    digest = as_written.hexdigest()[:32].encode()
-    ids = b"/ID [<" + (digest if found.group(1) == STATIC_ID else found.group(1)) + b"><" + digest + b">]"
-    out = b"".join((view[:found.start()], ids, view[found.end():]))
-    head.update(ids)
-    head.update(view[found.end():])
-    _HASHED[:] = [out, head.hexdigest()]
-    return out
-
-
-# The bytes pdf_bytes last made with a content ID and their sha256, taken on from the ID's hash (the
-# pack's hash, for its sheet record and the up-to-date stamp: 5 MB hashed once, not twice).
-_HASHED: list = [None, ""]
-
-
 def sha256_hex(data: bytes) -> str:
-    """The sha256 of `data` as hex (without hashing them again if pdf_bytes just made them)."""
-    if _HASHED[0] is data:
-        return _HASHED[1]
+    """The sha256 of `data` as hex."""
     return hashlib.sha256(data).hexdigest()

@@ -1,7 +1,7 @@
 """The engine's folders are its pipeline: a module imports only down the pipeline or inside its stage.
 
-source → check → render → sheets → export → commands; the foundations (errors, atomic, collector, geometry, versions, pdfbytes, processes, callstack,
-filehash) sit
+source → check → render → sheets → export → commands; the foundations (errors, atomic, geometry, versions, pdfbytes, processes,
+filehash, fingerprint) sit
 below every stage and import none. A lower stage importing a higher one fails here, naming both.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parent.parent / "generator"
 STAGES = ["source", "check", "render", "sheets", "export", "commands"]
-FOUNDATIONS = {"errors", "atomic", "collector", "geometry", "versions", "pdfbytes", "processes", "callstack",
-               "filehash", "__init__"}
+FOUNDATIONS = {"errors", "atomic", "geometry", "versions", "pdfbytes", "processes", "filehash", "fingerprint",
+               "__init__"}
 ENTRY = "__main__"          # `python -m generator`: above every stage
 
 

@@ -61,36 +61,3 @@ def test_a_render_worker_leaves_what_it_inherited_out_of_its_collections():
         counts = list(pool.map(_frozen, range(4)))
     assert all(count >= before + len(inherited) for count in counts)
     assert gc.get_freeze_count() == before            # this process is left as it was
-
-
-def test_roomy_calls_its_work_with_what_it_was_given():
-    from generator.callstack import SLOTS, roomy
-    assert roomy(divmod, 17, 5) == (3, 2)
-    assert roomy(dict, a=1) == {"a": 1}
-    with pytest.raises(ZeroDivisionError):
-        roomy(divmod, 1, 0)
-    from generator.callstack import _roomy
-    assert _roomy().__code__.co_nlocals >= SLOTS          # the frame that makes a chunk of its own
-
-
-def _depth_probe(depth):
-    return 0 if depth == 0 else 1 + _depth_probe(depth - 1)
-
-
-@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux counters")
-def test_calls_at_a_chunk_boundary_inside_roomy_do_not_map_memory_each_time():
-    """CPython 3.11's frame stack frees a chunk as soon as its first frame returns: calls that
-    keep crossing a chunk's end map and unmap memory each time (counted as minor page faults of
-    the fresh memory). Inside roomy, the same calls at every depth up to 300 stay in one chunk."""
-    import resource
-    from generator.callstack import roomy
-
-    def sweep():
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        for depth in range(300):
-            for _ in range(20):
-                _depth_probe(depth)
-        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-
-    roomy(sweep)                          # warm: code objects specialised, pages touched
-    assert roomy(sweep) < 50

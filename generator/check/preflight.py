@@ -31,7 +31,6 @@ import pikepdf
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from generator.collector import keep_till_exit
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
@@ -114,11 +113,6 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     if pages is not None:
         pages.record(page_list)
     pdf.close()                     # its file is put in place next (Windows renames no open file)
-    if memo is not None and memo.reused:
-        # A rebuild's check took most pages from its record: what it read (the manifest, the
-        # record) is freed at exit, not object by object now. A cold build's check read all of
-        # the file: that memory goes back before the records are written (its peak).
-        keep_till_exit("preflight", (pdf, manifest, memo))
     return report
 
 

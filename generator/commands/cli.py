@@ -360,8 +360,6 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
             click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
             continue
         from generator.sheets.kit import build_game     # the heavy libraries load only now
-        from generator.collector import collect_less_often
-        collect_less_often()        # this process ends with its builds
         assets = assets or _assets(project)
         with reads.recording() as log:
             written = []

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from generator.collector import collect_frozen
 from generator.source import reads, stamp
 from generator.source.assets import Assets
 from generator.source.load import game_languages
@@ -117,9 +116,6 @@ class Watcher:
         from generator.render.weasy import weasyprint
         self.rebuild(self.games)
         weasyprint()        # loaded now, not on the first save
-        # What is loaded now stays for the watch's life: out of the collector's reach, each rebuild's
-        # collections stop walking it (as in the build server). Garbage goes first, or it would stay.
-        collect_frozen()
         config = self.project.root / "pnp.toml"
         # The project folder itself (so a pnp.toml made later is seen; build/ is filtered out), the
         # shared folders wherever their links lead, and the folders of what the games read elsewhere.
@@ -146,7 +142,6 @@ class Watcher:
             touched = games_touched(self.project, self.games, paths)
             if touched:
                 self.rebuild(touched)
-                collect_frozen()     # what the rebuild froze (collector.py) and has let go, once it is written
 
 
 def _Filter(project: Project):

@@ -36,8 +36,7 @@ from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watche
 from generator.render.html import (captured_warnings, fenced_fetcher, fresh_imports, jinja_env, printed_text,
                                    serious_warnings)
 from generator.render.workers import worker_pool
-from generator.callstack import roomy
-from generator.render.weasy import (font_config, fonts_key, icons_drawn_once, weasyprint, without_font_programs,
+from generator.render.weasy import (font_config, fonts_key, weasyprint, without_font_programs,
                                     without_margin_boxes)
 
 FIT_STEPS = (1.0, 0.94, 0.88, 0.82, 0.76)  # a fit box may shrink its text to 76 % at most
@@ -229,7 +228,7 @@ def chunk_sizes(count: int, jobs: int, taper: bool = False) -> list[int]:
 
 def _render_chunk_in_worker(index: int):
     renderer, chunks = _WORKER
-    return roomy(renderer._render_chunk, *chunks[index])     # (callstack.py says why)
+    return renderer._render_chunk(*chunks[index])
 
 
 INK_SAVER_CSS = "base/ink-saver.css"
@@ -614,7 +613,7 @@ class CardRenderer:
                                 for f in pending])
             first = documents[faces[0].direct][0]
             combined = first.copy([documents[f.direct][1] for f in faces])
-            with without_font_programs(), icons_drawn_once():
+            with without_font_programs():
                 data = combined.write_pdf()
             inputs = self._inputs([documents[f.direct][1] for f in faces])
         problems = [Problem(*faces[0].source, f"{faces[0].deck.id} {faces[0].side}s: {m}")

@@ -13,7 +13,6 @@ import multiprocessing.util
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-from generator.collector import as_python_collects
 from generator.processes import die_with_parent
 from generator.render.weasy import release_font_configs
 
@@ -31,6 +30,5 @@ def start_worker(parent: int) -> None:
     a cold build 0.1 s shorter)."""
     die_with_parent(parent)
     gc.freeze()
-    as_python_collects()            # forked from a build (collector.building)
     # a worker ends with os._exit: what it must tidy runs as multiprocessing's own finalizer
     multiprocessing.util.Finalize(None, release_font_configs, exitpriority=10)

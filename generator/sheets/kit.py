@@ -11,7 +11,6 @@ from typing import Callable
 
 from generator.source.assets import Assets
 from generator.atomic import read_record as read_json, write_record
-from generator.collector import building
 from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -245,7 +244,6 @@ def editions(project: Project, game_id: str, lang: str | None = None) -> list[st
     return [lang]
 
 
-@building()
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
                options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,

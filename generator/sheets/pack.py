@@ -19,7 +19,6 @@ import pikepdf
 from pikepdf import Dictionary, Name
 
 from generator.atomic import commit, flushed_meanwhile, stage
-from generator.collector import keep_till_exit
 from generator.pdfbytes import AS_IS, open_pdf, pdf_bytes, sha256_hex
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
@@ -122,7 +121,6 @@ class PackBuilder:
             sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
             data = pdf_bytes(out, **AS_IS)
-            keep_till_exit("last pack", reuser)     # it and its record: freed by the process's end
         elif context:   # every stream compressed now, so that the next build can build on this file
             sheet_cache.compress_streams([out.trailer], done=body.imposer.canonical)
             data = pdf_bytes(out, **AS_IS)

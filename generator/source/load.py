@@ -22,7 +22,6 @@ from generator.source.edition import apply_catalogue
 from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec,
                                      PiecesFile, TableFile, validation_problems)
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
-from generator.source import yamlcache
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
@@ -48,7 +47,7 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
                                     f"(files are .yaml; cards may also come from {', '.join(SHEET_TYPES)})"))
             return None
         try:
-            data = load_yaml(folder / name, display, yamlcache.record_path(project.build, display))
+            data = load_yaml(folder / name, display)
         except PnpError as exc:
             problems.extend(exc.problems)
             return None

@@ -13,12 +13,10 @@ from typing import Any
 
 import yaml
 
-from generator.collector import loading
 from generator.errors import PnpError, Problem
 from generator.source import reads
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
-MIN_CHUNKED_BYTES = 64 * 1024  # a smaller file parses whole in a few milliseconds (yamlcache.py)
 
 
 class LocDict(dict):
@@ -105,10 +103,8 @@ class _Located(Exception):
         self.line, self.message, self.hint = node.start_mark.line + 1, message, hint
 
 
-def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
-    """Parse one YAML file; raise PnpError with a one-line, located problem. With `record` (a
-    file under build/.cache/yaml/), a large file is parsed again only where it changed
-    (yamlcache.py)."""
+def load_yaml(path: Path, display: str) -> Any:
+    """Parse one YAML file; raise PnpError with a one-line, located problem."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -132,17 +128,8 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
     if tab_line:
         raise PnpError(Problem(display, tab_line, "tab character in indentation",
                                "YAML indents with spaces only"))
-    cache = None
-    if record is not None and len(raw) >= MIN_CHUNKED_BYTES:
-        from generator.source import yamlcache as cache     # here: it imports this module
     try:
-        with loading(len(raw)):     # what it makes lives as long as the build and holds no cycle (collector.py)
-            loader = _loader_for(display)
-            data = cache.load(text, display, record, loader) if cache else None
-            if data is None:
-                data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclass
-                if cache:
-                    cache.remember(text, data, display, record, loader)
+        data = yaml.load(text, Loader=_loader_for(display))  # noqa: S506 - SafeLoader subclass
     except _Located as exc:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
     except yaml.MarkedYAMLError as exc:

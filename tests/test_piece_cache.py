@@ -49,8 +49,11 @@ DRAWN: list[set[str]] = []          # the pieces on each drawing really drawn, i
 
 
 def _build(project) -> list[set[str]]:
-    """Build the 2-player A4 pack in the source language; the drawings drawn now (not from the cache)."""
+    """Build the 2-player A4 pack in the source language; the drawings drawn now (not from the cache).
+    The edition's stamp is set aside: these tests are about what the cache gives a build that runs."""
     DRAWN.clear()
+    for stamp in (project / "build" / GAME).glob(".edition-*.json"):
+        stamp.unlink()
     proj = Project.at(project)
     isolate_fonts(proj)
     build_game(proj, Assets(proj), GAME, [2], ["a4"], say=lambda _: None, lang="zh-Hans")
@@ -82,6 +85,22 @@ def test_a_change_redraws_exactly_the_drawings_that_read_it(project):
     redrawn = _build(project)
     assert sorted(map(sorted, redrawn)) == sorted(sorted(d) for d in cold if "host-marker" in d)
     assert _build(project) == []
+
+
+def test_a_card_edit_redraws_only_the_drawings_whose_expressions_read_the_decks(project):
+    """A card's text that no board prints: no drawing is drawn again (the decks are an input of a
+    drawing only when one of its expressions reads them); the pack is then a cold build's."""
+    _build(project)
+    oaths = project / f"cards/{GAME}/oaths.yaml"
+    text = oaths.read_text(encoding="utf-8")
+    old = "effect: 本轮你若成为心愿最盛者"
+    assert old in text
+    oaths.write_text(text.replace(old, "effect: 本轮若你成为心愿最盛者", 1), encoding="utf-8")
+    assert _build(project) == []
+    cached = _digest(project)
+    shutil.rmtree(project / "build")
+    assert _build(project)
+    assert _digest(project) == cached
 
 
 def test_a_pack_from_cached_drawings_equals_a_cold_one(project):

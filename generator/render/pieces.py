@@ -61,7 +61,7 @@ class PieceDrawer:
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet); from the cache when nothing
         that decides them changed (render/piece_cache.py)."""
-        return self.cache.draw(sheets, pack, context, lambda: self._draw_sheets(sheets, pack, context))
+        return self.cache.draw(sheets, pack, context, lambda watched: self._draw_sheets(sheets, pack, watched))
 
     def _draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         buffer = io.BytesIO()

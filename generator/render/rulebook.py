@@ -19,13 +19,12 @@ from dataclasses import dataclass
 import pikepdf
 from pikepdf import Dictionary
 
-from generator.atomic import write_atomic
 from generator.pdfbytes import open_pdf, pdf_bytes
 from generator.errors import PnpError, Problem
 from generator.geometry import Rect, pt
 from generator.render.fontmerge import merge_fonts
 from generator.fingerprint import engine_fingerprint
-from generator.render.cache import FileHashes
+from generator.render.cache import FaceCache, FileHashes
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 from generator.source.assets import describe_char
 from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
@@ -35,6 +34,7 @@ PX = 25.4 / 96                         # mm per CSS pixel
 MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the page number), left
 FIGURE_HEIGHT = 0.42                   # a figure takes at most this share of the page's text height
 RULEBOOK_CSS = "base/rulebook.css"
+BOOKMARKS = "/PnpBookmarks"            # the laid-out pages' headings, in the stored entry
 
 
 @dataclass
@@ -63,6 +63,7 @@ class RulebookRenderer:
         self.book = Rulebook(game, self.path, project.display(self.path), assets, self._) if self.path else None
         self.size = page_size(game)
         self.hashes = FileHashes(project)
+        self.store = FaceCache(project, "rulebook")      # kept like a face, under a key of all that decides it
         self._open: list = []                     # source PDFs of figures, kept open while used
 
     @property
@@ -92,10 +93,9 @@ class RulebookRenderer:
         merge_fonts(pdf, self.assets)          # a figure's face carries its fonts without programs
         bookmarks = [(level, label, number) for number, page in enumerate(document.pages)
                      for level, label, _, _ in page.bookmarks]
-        data = pdf_bytes(pdf, deterministic_id=True, compress_streams=True)
-        store = self.project.build / ".cache" / "rulebook"
-        write_atomic(store / f"{key}.pdf", data, durable=False)
-        write_atomic(store / f"{key}.json", json.dumps(bookmarks, ensure_ascii=False).encode(), durable=False)
+        # the headings travel in the entry itself: one value in the store, checked whole
+        pdf.Root[BOOKMARKS] = pikepdf.String(json.dumps(bookmarks, ensure_ascii=False))
+        self.store.put(key, {}, pdf_bytes(pdf, deterministic_id=True, compress_streams=True))
         return self._cached(key)
 
     # --- the HTML document ---------------------------------------------------------------------
@@ -225,12 +225,16 @@ class RulebookRenderer:
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:40]
 
     def _cached(self, key: str) -> RulebookPages | None:
-        store = self.project.build / ".cache" / "rulebook"
+        """The pages stored under `key`, or None: an entry that does not read back whole (its hash,
+        a PDF, its headings) is a miss and is laid out again."""
+        hit = self.store.get_bytes(key, lambda name: None)
+        if hit is None:
+            return None
         try:
-            data = (store / f"{key}.pdf").read_bytes()
-            bookmarks = [tuple(b) for b in json.loads((store / f"{key}.json").read_text(encoding="utf-8"))]
-            pdf = open_pdf(data)
-        except (OSError, ValueError, pikepdf.PdfError):
+            pdf = open_pdf(hit[1])
+            bookmarks = [tuple(b) for b in json.loads(str(pdf.Root[BOOKMARKS]))]
+            del pdf.Root[BOOKMARKS]
+        except (KeyError, ValueError, TypeError, pikepdf.PdfError):
             return None
         return RulebookPages(pdf, bookmarks, self.size)
 

@@ -316,7 +316,12 @@ def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path):
     assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     card = project / "cards/cephiro-pillar/trials.yaml"
     card.write_text(card.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
-    result = pnp(project, *args)
+    result = pnp(project, *args)            # a file changed, nothing the edition prints: loaded, not built
+    assert "cephiro-pillar: up to date" not in result.output
+    assert "cephiro-pillar (zh-Hans): up to date (4 files; nothing this edition prints changed)" in result.output
+    card.write_text(card.read_text(encoding="utf-8").replace("# a comment", "# another comment"), encoding="utf-8")
+    (project / "build/cephiro-pillar/cephiro-pillar-rules-a4-zh-Hans.pdf").write_bytes(b"edited")
+    result = pnp(project, *args)            # and an output changed: built again, every face from the cache
     assert "up to date" not in result.output and "rendered 0 faces" in result.output
 
 

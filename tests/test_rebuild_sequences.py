@@ -23,7 +23,8 @@ RULEBOOK_ZH = """# {{ game.title }}
 """
 RULEBOOK_EN = """# {{ game.title }}
 
-The first stallholder to reach **{{ derived.goal }} coins** wins.
+The first stallholder to reach **{{ derived.goal }} coins** wins. (The first card's Chinese name has
+{{ derived.first_name_length }} characters.)
 
 ## 1 Components
 
@@ -34,7 +35,10 @@ The first stallholder to reach **{{ derived.goal }} coins** wins.
 BOTH = {"zh-Hans", "en"}
 # (what, file, text, replacement, the editions built again)
 EDITS = [
-    ("card data (Chinese)", "cards/night-market/goods.yaml", "name: 走马灯,", "name: 走马灯笼,", {"zh-Hans"}),
+    # the English rulebook prints a number rules.py derives from the Chinese name: both editions
+    ("card data (Chinese) a derived number reads", "cards/night-market/goods.yaml", "name: 走马灯,", "name: 走马灯笼,",
+     BOTH),
+    ("card data (Chinese)", "cards/night-market/goods.yaml", "name: 福袋,", "name: 福袋子,", {"zh-Hans"}),
     ("translation", "cards/night-market/i18n/en.yaml", "turn over 1 more card", "turn over one more card", {"en"}),
     ("card template", "templates/night-market/goods.html", '<div class="panel"></div>',
      '<div class="panel"></div><div class="x"></div>', BOTH),
@@ -56,6 +60,11 @@ def _project(target: Path) -> Path:
     rulebook.mkdir()
     (rulebook / "zh-Hans.md").write_text(RULEBOOK_ZH, encoding="utf-8")
     (rulebook / "en.md").write_text(RULEBOOK_EN, encoding="utf-8")
+    rules = project / "cards" / GAME / "rules.py"
+    text = rules.read_text(encoding="utf-8")
+    assert '"goal": GOAL,' in text
+    rules.write_text(text.replace('"goal": GOAL,', '"goal": GOAL, "first_name_length": len(goods[0].name),'),
+                     encoding="utf-8")
     return project
 
 

@@ -22,7 +22,7 @@ from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
 from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
-from generator.check.validate import validate
+from generator.check.validate import derive, validate
 from generator.source import reads, stamp
 from generator.source.context import game_context, plain
 from generator.source.words import count
@@ -253,16 +253,21 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     its last build, and whose files are as that build wrote them, is up to date: nothing runs."""
     game = load_game(project, game_id, lang)
     label = f"{game_id} ({game.language})" if len(game.languages) > 1 else game_id
-    inputs = stamp.edition_hash(project.root, game_id, game.language,
-                                edition_data(game, {"players": players, "papers": papers, "options": options}))
-    kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs)
+    # The derived numbers are part of what the edition prints, and an edition's come from the source
+    # language's data (a rule may read a number out of a card's text): made first. If derive()
+    # fails, validation below says so.
+    inputs = None if derive(project, game) else stamp.edition_hash(
+        project.root, game_id, game.language,
+        edition_data(game, {"players": players, "papers": papers, "options": options}))
+    kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
     if kept is not None:
         say(f"{label}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
         return kept, []
     with reads.recording() as log:
         written, fresh = _build_edition(project, assets, check_loaded(project, assets, game).game, players, papers,
                                         say, options, jobs, progress, label)
-    stamp.record_edition(project.root, game_id, game.language, written, inputs, log.files)
+    if inputs:
+        stamp.record_edition(project.root, game_id, game.language, written, inputs, log.files)
     return written, fresh
 
 

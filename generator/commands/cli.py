@@ -517,6 +517,19 @@ def gallery(ctx, game, players, jobs, lang, project_dir):
 
 
 @main.command()
+@click.option("--drafts", is_flag=True, help="Put games marked `draft: true` in game.yaml on the shelf too.")
+@_project_option
+@click.pass_context
+@handles_problems
+def site(ctx, drafts, project_dir):
+    """A static site of what the builds wrote: build/site/index.html lists every game, and each game
+    has a printables page per language (packs, rulebook, exports, gallery) to choose what to print."""
+    from generator.export.site import build_site
+    project, assets = _open(ctx, project_dir)
+    build_site(project, assets, drafts, say=click.echo)
+
+
+@main.command()
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on (0: any free one).")
 @_project_option

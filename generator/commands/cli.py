@@ -353,7 +353,10 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     _say_saved_offset(options, offset)
     if every or shard or len(games) > 1:
         from generator.commands.many import parse_shard
-        part = parse_shard(shard) if shard else None
+        try:
+            part = parse_shard(shard) if shard else None
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--shard'") from None
         args = _passed_on(ctx, ("paper", "duplex", "back_offset", "printer", "ink_saver", "fit", "sheets", "cutter",
                                 "draft", "lang"))
         _build_many(project, games, part, {"players": counts, "paper": paper, "options": options}, lang, args,

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from generator.errors import PnpError, Problem
 from generator.source.words import count
 
 COST = ".cost.json"
@@ -45,13 +44,13 @@ class Outcome:
 
 
 def parse_shard(value: str) -> tuple[int, int]:
-    """"2/4" → (2, 4); a PnpError names what is wrong otherwise."""
+    """"2/4" → (2, 4); ValueError saying what is wrong otherwise."""
     try:
         index, total = (int(v) for v in value.split("/"))
     except ValueError:
-        raise PnpError(Problem("--shard", None, f"expected I/N like 2/4, got {value!r}")) from None
+        raise ValueError(f"expected I/N like 2/4, got {value!r}") from None
     if not 1 <= index <= total:
-        raise PnpError(Problem("--shard", None, f"{value}: I must be between 1 and N"))
+        raise ValueError(f"{value}: I must be between 1 and N")
     return index, total
 
 

@@ -97,3 +97,25 @@ def test_all_and_a_game_or_a_bad_shard_are_usage_errors(catalogue):
     assert result.exit_code == 2 and "--all builds every game (or a share of them): name no GAME" in result.output
     result = pnp(catalogue, "build", "--shard", "3/2")
     assert result.exit_code == 2 and "3/2: I must be between 1 and N" in result.output
+
+
+def test_the_site_of_a_catalogue_leaves_out_what_it_cannot_show(catalogue):
+    """Built games are shelved; one not built is left out with a line; one whose data broke after
+    its build is left out with its problem, and the command exits 1 having written the others."""
+    assert pnp(catalogue, "build", "--all", "--paper", "a4").output.splitlines()[-1].endswith("1 failed (broken)")
+    game_file = catalogue / "cards/gamma/game.yaml"
+    text = game_file.read_text(encoding="utf-8")
+    game_file.write_text(text.replace("title:", "titel:"), encoding="utf-8")
+    try:
+        result = pnp(catalogue, "site")
+    finally:
+        game_file.write_text(text, encoding="utf-8")
+    lines = result.output.splitlines()
+    assert result.exit_code == 1
+    assert "broken: nothing built yet, left out (run pnp build broken)" in lines
+    assert "wrote build/site/index.html (1 game, 1 printables page; open it in a browser)" in lines
+    assert any(l.startswith("cards/gamma/game.yaml:") and "titel" in l for l in lines), lines
+    shelf = (catalogue / "build/site/index.html").read_text(encoding="utf-8")
+    assert 'data-game="alpha"' in shelf and 'data-game="gamma"' not in shelf
+    assert pnp(catalogue, "site").exit_code == 0
+    assert 'data-game="gamma"' in (catalogue / "build/site/index.html").read_text(encoding="utf-8")

@@ -96,8 +96,13 @@ def build_site(project: Project, assets: Assets, drafts: bool = False, say=print
                                                       "site: rename the game"))
     written: set[Path] = set()
     shelf: list[list[Edition]] = []
+    problems: list[Problem] = []
     for game_id in project.games():
-        editions = _game_editions(project, game_id, say)
+        try:
+            editions = _game_editions(project, game_id, say)
+        except PnpError as exc:           # one broken game stays off the shelf; the others go on
+            problems += exc.problems
+            continue
         if editions and editions[0].draft and not drafts:
             say(f"{game_id}: a draft, left off the shelf (pnp site --drafts shows it)")
         elif editions:
@@ -115,6 +120,8 @@ def build_site(project: Project, assets: Assets, drafts: bool = False, say=print
     target = project.display(root / "index.html")
     say(f"wrote {target} ({count(len(shelf), 'game')}, "
         f"{count(sum(len(e) for e in shelf), 'printables page')}; open it in a browser)")
+    if problems:
+        raise PnpError(problems)
     return target
 
 

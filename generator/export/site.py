@@ -63,7 +63,7 @@ class PackRow:
     card_pages: str           # "8–25" or "" (page ranges on card stock)
     plain_pages: str
     printing: str             # long, short (two-sided, the edge to flip on), none, gutterfold, one-sided
-    options: list[str]        # draft, ink saver, a cutter … (the file's suffix)
+    options: list[str]        # draft, ink saver, a cutter … (the file's suffix), optional (an extra pack)
     cut_files: list[Link] = field(default_factory=list)
 
 
@@ -130,8 +130,11 @@ def _pages(shelf: list[list[Edition]], shelves: list[tuple[str, str]], fonts: li
     pages = {}
     for editions in shelf:
         for edition in editions:
+            others = [e for e in editions if e is not edition]       # a bilingual table finds every edition
             pages[f"{edition.game}/{edition.lang}.html"] = _render(
                 "base/site-game.html", edition.lang, page=edition, switch=_switch(editions, edition.lang),
+                packs=edition.packs + [r for e in others for r in e.packs],
+                rules=edition.rules + [r for e in others for r in e.rules],
                 shelf=f"../{dict(shelves).get(edition.lang, 'index.html')}", fonts=fonts, base="../")
     for lang, name in shelves:
         pages[name] = _render("base/site-shelf.html", lang, games=[_on_shelf(e, lang) for e in shelf],
@@ -223,7 +226,8 @@ def _row(edition: Edition, game: Game, manifest: dict, folder: Path) -> PackRow:
     settings = manifest.get("print") or {}
     row = PackRow(manifest.get("players"), _pack_label(game, manifest), str(manifest.get("paper", "")).upper(),
                   edition.lang, edition.lang_name, Link(manifest["file"], "", file.stat().st_size), pages,
-                  page_ranges(card), page_ranges(plain), _printing(manifest), _options(settings))
+                  page_ranges(card), page_ranges(plain), _printing(manifest),
+                  ["optional"] * _optional(game, manifest) + _options(settings))
     cut = folder / f"{file.stem}-cut"
     if cut.is_dir():
         row.cut_files = [Link(p.name, "", p.stat().st_size) for p in sorted(cut.iterdir()) if p.is_file()]
@@ -257,6 +261,10 @@ def _pack_label(game: Game, manifest: dict) -> str:
     if manifest.get("variant"):
         return manifest["variant"]
     return ""
+
+
+def _optional(game: Game, manifest: dict) -> bool:
+    return any(p.key == manifest.get("pack") and p.optional for p in game.spec.packs)
 
 
 def _options(settings: dict) -> list[str]:
@@ -314,7 +322,7 @@ def _gallery(folder: Path, game: Game) -> str | None:
 
 def _order(edition: Edition) -> None:
     def key(row: PackRow):
-        return (row.options, row.players or 0, row.label, row.paper)
+        return (row.options, row.players or 0, row.label, row.paper)     # the standard packs first
     edition.packs.sort(key=key)
     edition.rules.sort(key=key)
     edition.reprints.sort(key=key)
@@ -384,7 +392,7 @@ def _pictures(project: Project, edition: Edition, root: Path, written: set[Path]
     if not edition.packs:
         return
     t = translator(edition.lang)
-    row = max((r for r in edition.packs if not r.options), key=lambda r: (r.pages, r.paper == "A4"),
+    row = max((r for r in edition.packs if not r.options), key=lambda r: (r.pages, r.paper == "A4", r.file.label),
               default=edition.packs[0])
     source = project.build / edition.game / Path(row.file.href).name
     manifest = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))

@@ -32,6 +32,9 @@ def site(tmp_path_factory) -> Path:
         kit = built(tmp_path_factory, game)
         result = pnp(kit.project, "gallery", game)
         assert result.exit_code == 0, result.output
+        if game == "seven-nights":       # the smallest: its exports stand for every game's
+            result = pnp(kit.project, "export", game, "--tts", "--shop", "tgc", "--players", "4", every_language=True)
+            assert result.exit_code == 0, result.output
         shutil.copytree(kit.project / "cards" / game, project / "cards" / game)
         shutil.copytree(kit.folder, project / "build" / game)
     assert pnp(project, "new", SCAFFOLD).exit_code == 0
@@ -165,6 +168,9 @@ def test_the_pack_table_says_what_the_manifests_say(site, browser):
         supplies = page.locator("#supplies + ul li").all_text_contents()
         assert supplies and not any(re.search("[\u4e00-\u9fff]", s) for s in supplies)   # page 1's, in English
         assert page.locator("a", has_text="gallery").get_attribute("href") == "gallery-en/index.html"
+        exports = page.locator("#exports + ul li").all_text_contents()
+        assert [e.split(":")[0] for e in exports] == ["The Game Crafter, 300 dpi", "Tabletop Simulator"]
+        assert "seven-nights-4p-tgc-300dpi-en.zip" in exports[0] and "tts-en/seven-nights.json" in exports[1]
     finally:
         page.close()
 

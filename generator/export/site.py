@@ -45,10 +45,12 @@ SHOP_FILE = re.compile(r"^(?P<pack>.+?)-(?P<shop>tgc|mpc|dtc|png)(-(?P<dpi>\d+)d
 
 @dataclass(frozen=True)
 class Link:
-    """A file the page offers: its label, where it is from the page, its size in bytes."""
+    """A file the page offers: its label, where it is from the page, its size in bytes, and for an
+    export what it is for (a shop's name, "tts")."""
     label: str
     href: str
     size: int
+    target: str = ""
 
 
 @dataclass
@@ -304,10 +306,12 @@ def _exports(folder: Path, game: Game, lang: str) -> list[Link]:
             continue
         match = SHOP_FILE.match(stem[:len(stem) - len(suffix)] if suffix else stem)
         if match and path.suffix in (".zip", ".pdf") and path.is_file():
-            found.append(Link(path.name, "", path.stat().st_size))
+            from generator.export.shops import SHOP_NAMES      # (with the renderer: only when a shop's file is there)
+            dpi = f", {match['dpi']} dpi" if match["dpi"] else ""
+            found.append(Link(path.name, "", path.stat().st_size, SHOP_NAMES[match["shop"]] + dpi))
     tts = folder / f"tts{suffix}" / f"{game.id}.json"
     if tts.is_file():
-        found.append(Link(f"tts{suffix}/{game.id}.json", "", _tree_size(tts.parent)))
+        found.append(Link(f"tts{suffix}/{game.id}.json", "", _tree_size(tts.parent), "tts"))
     return found
 
 
@@ -345,7 +349,7 @@ def _place_files(project: Project, edition: Edition, root: Path, written: set[Pa
             for path in sorted((source / tree).rglob("*")):
                 if path.is_file():
                     _link_file(path, files / path.relative_to(source), written)
-            placed.append(Link(link.label, f"files/{link.label}", link.size))
+            placed.append(Link(link.label, f"files/{link.label}", link.size, link.target))
         else:
             placed.append(_linked(source / link.label, files / link.label, link, written))
     edition.exports = placed
@@ -359,7 +363,7 @@ def _place_files(project: Project, edition: Edition, root: Path, written: set[Pa
 
 def _linked(source: Path, target: Path, link: Link, written: set[Path]) -> Link:
     _link_file(source, target, written)
-    return Link(link.label, _relative(target), link.size)
+    return Link(link.label, _relative(target), link.size, link.target)
 
 
 def _relative(target: Path) -> str:

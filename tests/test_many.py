@@ -119,3 +119,15 @@ def test_the_site_of_a_catalogue_leaves_out_what_it_cannot_show(catalogue):
     assert 'data-game="alpha"' in shelf and 'data-game="gamma"' not in shelf
     assert pnp(catalogue, "site").exit_code == 0
     assert 'data-game="gamma"' in (catalogue / "build/site/index.html").read_text(encoding="utf-8")
+
+
+def test_a_game_whose_build_dies_without_a_word_is_reported(tmp_path):
+    project = make_project(tmp_path / "project", [])
+    assert pnp(project, "new", "crash").exit_code == 0
+    rules = project / "cards/crash/rules.py"
+    rules.write_text("import os\nos._exit(9)\n" + rules.read_text(encoding="utf-8"), encoding="utf-8")
+    result = pnp(project, "build", "--all", "--paper", "a4")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == ["[1/1] crash: failed (1 problem)",
+                                          "cards/crash: its build ended with status 9 and no message",
+                                          "1 game: 0 built, 0 up to date, 1 failed (crash)"]

@@ -148,7 +148,8 @@ def _report(root: Path, game: str, code: int, out: str, err: str, seconds: float
         record_cost(root / "build", game, seconds)
         outcome.built.append(game)
         return
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = [line for line in err.splitlines() if line.strip()] or \
+        [f"cards/{game}: its build ended with status {code} and no message"]     # killed, out of memory …
     say(f"{position} {game}: failed ({count(len(lines), 'problem')})")
     for line in lines:
         warn(line)

@@ -317,7 +317,7 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
 @click.option("--all", "every", is_flag=True, help="Every game (as when no GAME is named): a few at once where "
               "the cores allow, one line per game and a summary; a failed game does not stop the others.")
-@click.option("--shard", help="I/N: only the I-th of N stable shares of the games (balanced by each game's last "
+@click.option("--shard", metavar="I/N", help="I/N: only the I-th of N stable shares of the games (balanced by each game's last "
               "build time), for a CI matrix; copy the shares' build/<game>/ folders into one build/ for pnp site.")
 @_lang_option
 @_project_option

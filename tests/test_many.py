@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 
 import pytest
 
@@ -119,6 +120,12 @@ def test_the_site_of_a_catalogue_leaves_out_what_it_cannot_show(catalogue):
     assert 'data-game="alpha"' in shelf and 'data-game="gamma"' not in shelf
     assert pnp(catalogue, "site").exit_code == 0
     assert 'data-game="gamma"' in (catalogue / "build/site/index.html").read_text(encoding="utf-8")
+    site = catalogue / "build/site"
+    first = {p.relative_to(site): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+    shutil.rmtree(site)
+    assert pnp(catalogue, "site").exit_code == 0          # the same builds give the same site, byte for byte
+    assert {p.relative_to(site): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()} == first
+    assert (site / "alpha/files/alpha-2p-a4.pdf").stat().st_ino == (catalogue / "build/alpha/alpha-2p-a4.pdf").stat().st_ino
 
 
 def test_a_game_whose_build_dies_without_a_word_is_reported(tmp_path):

@@ -33,7 +33,7 @@ def site(tmp_path_factory) -> Path:
         result = pnp(kit.project, "gallery", game)
         assert result.exit_code == 0, result.output
         if game == "seven-nights":       # the smallest: its exports stand for every game's
-            result = pnp(kit.project, "export", game, "--tts", "--shop", "tgc", "--players", "4", every_language=True)
+            result = pnp(kit.project, "export", game, "--tts", "--shop", "tgc", every_language=True)  # as test_exports
             assert result.exit_code == 0, result.output
         shutil.copytree(kit.project / "cards" / game, project / "cards" / game)
         shutil.copytree(kit.folder, project / "build" / game)
@@ -170,7 +170,7 @@ def test_the_pack_table_says_what_the_manifests_say(site, browser):
         assert page.locator("a", has_text="gallery").get_attribute("href") == "gallery-en/index.html"
         exports = page.locator("#exports + ul li").all_text_contents()
         assert [e.split(":")[0] for e in exports] == ["The Game Crafter, 300 dpi", "Tabletop Simulator"]
-        assert "seven-nights-4p-tgc-300dpi-en.zip" in exports[0] and "tts-en/seven-nights.json" in exports[1]
+        assert "seven-nights-6p-tgc-300dpi-en.zip" in exports[0] and "tts-en/seven-nights.json" in exports[1]
     finally:
         page.close()
 

@@ -1,7 +1,7 @@
 # make kit      — install what building needs (system libraries, a virtualenv, the package), build every kit
 # make test     — that, and what testing needs (pytest, Playwright, chromium, poppler), then the test suite
 # make pictures — the README's and docs' pictures, from the shipped games, into docs/img/
-# make bench    — the benchmark (timings are measured, never asserted)
+# make bench    — the benchmark (timings are measured, never asserted); CATALOGUE=1 adds the 100-game catalogue
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
@@ -27,6 +27,7 @@ test: $(TESTS)
 bench: $(TESTS)
 	$(COMPILE)
 	$(PY) bench/run.py
+	$(if $(CATALOGUE),$(PY) bench/catalogue.py)
 
 pictures: $(TESTS)
 	$(PY) tools/pictures.py

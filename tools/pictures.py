@@ -3,6 +3,8 @@
     docs/img/card-sheet.png    a card sheet of cephiro-pillar's 3-player A4 pack
     docs/img/board.png         a board page of the same pack
     docs/img/gallery.png       the gallery page in a browser (Playwright driving chromium)
+    docs/img/printables.png    the game's printables page of `pnp site`, in English (`tools/pictures.py site`
+                               makes only this one, from what build/ holds)
     docs/img/duplex-sheet.png  a sheet of fronts beside its mirrored backs (docs/printing.md)
     docs/img/calibration.png   the calibration sheet, both sides (docs/printing.md)
 
@@ -67,6 +69,29 @@ def gallery_screenshot(index: Path) -> Image.Image:
     return image.resize((image.width * 2 // 3, image.height * 2 // 3), Image.Resampling.LANCZOS)
 
 
+def site_screenshot(page: Path, height: int = 1500) -> Image.Image:
+    """The top of a printables page as a player sees it on a laptop: the pictures and the pack table."""
+    from playwright.sync_api import sync_playwright
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 1100, "height": height})
+        tab.goto(page.as_uri())
+        tab.wait_for_load_state("networkidle")
+        tab.evaluate("document.fonts.ready.then(() => true)")
+        shot = OUT / "printables.tmp.png"
+        tab.screenshot(path=str(shot))
+        browser.close()
+    image = Image.open(shot).convert("RGB")
+    shot.unlink()
+    return image.resize((image.width * 2 // 3, image.height * 2 // 3), Image.Resampling.LANCZOS)
+
+
+def site() -> None:
+    pnp("site")
+    save(site_screenshot(ROOT / "build" / "site" / GAME / "en.html"), "printables.png")
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     pnp("build", GAME, "--players", "3", "--paper", "a4")
@@ -84,7 +109,8 @@ def main() -> None:
     calibration = ROOT / "build" / "calibration-a4-long.pdf"
     save(side_by_side([page(calibration, 1), page(calibration, 2)]), "calibration.png")
     save(gallery_screenshot(folder / "gallery" / "index.html"), "gallery.png")
+    site()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(site() if sys.argv[1:] == ["site"] else main())

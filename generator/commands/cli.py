@@ -315,12 +315,16 @@ def _offset(value: str | None) -> tuple[float, float] | None:
               "page 1 and every sheet's margin say DRAFT (files end in -draft).")
 @_jobs_option
 @click.option("--only", help="Just these cards (deck/card or card, comma-separated), to build/<game>/cards/.")
+@click.option("--all", "every", is_flag=True, help="Every game (as when no GAME is named): a few at once where "
+              "the cores allow, one line per game and a summary; a failed game does not stop the others.")
+@click.option("--shard", metavar="I/N", help="I/N: only the I-th of N stable shares of the games (balanced by each game's last "
+              "build time), for a CI matrix; copy the shares' build/<game>/ folders into one build/ for pnp site.")
 @_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
 def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fit, sheets, cutter, draft, jobs, only,
-          lang, project_dir):
+          every, shard, lang, project_dir):
     """Validate, then write the packs to build/<game>/ (refuses to print on an error).
 
     Every pack is read back and preflighted before it replaces the previous file. Card faces
@@ -343,19 +347,24 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     options = resolve(project.root, duplex, offset, ink_saver, fit, printer, sheets, cutter, draft)
     if counts and not game:
         raise click.UsageError("--players needs a GAME")
+    if game and (every or shard):
+        raise click.UsageError(f"--{'all' if every else 'shard'} builds every game (or a share of them): name no GAME")
     games = _game(project, game)
     _say_saved_offset(options, offset)
+    if every or shard or len(games) > 1:
+        from generator.commands.many import parse_shard
+        try:
+            part = parse_shard(shard) if shard else None
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--shard'") from None
+        args = _passed_on(ctx, ("paper", "duplex", "back_offset", "printer", "ink_saver", "fit", "sheets", "cutter",
+                                "draft", "lang"))
+        _build_many(project, games, part, {"players": counts, "paper": paper, "options": options}, lang, args,
+                    _jobs(jobs))
+        return
     assets = None
     for game_id in games:
-        if lang:
-            languages = _languages(project, game_id)
-            if lang not in languages:
-                raise click.UsageError(f"{game_id} has no {lang} edition (languages: {', '.join(languages)})")
-        settings = {"players": counts, "paper": paper, "options": options}
-        if lang:
-            settings["lang"] = lang          # (without it, the same stamp as pnp watch's)
-        inputs = stamp.inputs_hash(project.root, game_id, settings)
-        current = stamp.up_to_date(project.root, game_id, inputs)
+        inputs, current = _up_to_date(project, game_id, counts, paper, options, lang)
         if current is not None:
             click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
             continue
@@ -368,6 +377,65 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
                                       options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
                 written += files
         stamp.record(project.root, game_id, written, inputs, log.files)
+
+
+def _up_to_date(project, game_id: str, counts, paper, options, lang) -> tuple[str, list[str] | None]:
+    """The hash of what a build of the game would be made from, and the files of its last build
+    when that was made from exactly the same (None: it must be built)."""
+    from generator.source import stamp
+    if lang:
+        languages = _languages(project, game_id)
+        if lang not in languages:
+            raise click.UsageError(f"{game_id} has no {lang} edition (languages: {', '.join(languages)})")
+    settings = {"players": counts, "paper": paper, "options": options}
+    if lang:
+        settings["lang"] = lang          # (without it, the same stamp as pnp watch's)
+    inputs = stamp.inputs_hash(project.root, game_id, settings)
+    return inputs, stamp.up_to_date(project.root, game_id, inputs)
+
+
+def _passed_on(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
+    """The options given to this command, as a `pnp build GAME` of each game takes them again."""
+    args = []
+    command = ctx.command
+    for param in command.params:
+        if param.name not in names or not isinstance(param, click.Option):
+            continue
+        value = ctx.params.get(param.name)
+        if param.is_flag:
+            args += [param.opts[0]] if value else []
+        elif value is not None and ctx.get_parameter_source(param.name) != click.core.ParameterSource.DEFAULT:
+            args += [param.opts[0], str(value)]
+    return args
+
+
+def _build_many(project, games: list[str], part, settings: dict, lang, args: list[str], jobs: int) -> None:
+    """Every game (or a shard's share), each in its own process: one line per game, a summary,
+    exit 1 when any failed."""
+    from generator.commands.many import Outcome, build_games, read_costs, shard
+    if part:
+        games = shard(games, *part, read_costs(project.build, games))
+        click.echo(f"shard {part[0]}/{part[1]}: {count(len(games), 'game')} ({', '.join(games) or 'none'})")
+    outcome = Outcome()
+    todo = []
+    for game_id in games:
+        done = len(outcome.current) + len(outcome.failed) + 1
+        try:
+            _, current = _up_to_date(project, game_id, settings["players"], settings["paper"], settings["options"], lang)
+        except click.UsageError as exc:
+            click.echo(f"[{done}/{len(games)}] {game_id}: failed (1 problem)")
+            click.echo(exc.message, err=True)
+            outcome.failed.append(game_id)
+            continue
+        if current is None:
+            todo.append(game_id)
+        else:
+            click.echo(f"[{done}/{len(games)}] {game_id}: up to date")
+            outcome.current.append(game_id)
+    build_games(project.root, todo, args, jobs, outcome, say=click.echo, warn=lambda line: click.echo(line, err=True),
+                done=len(games) - len(todo), total=len(games))
+    click.echo(outcome.summary())
+    click.get_current_context().exit(1 if outcome.failed else 0)
 
 
 def _languages(project, game_id: str) -> list[str]:
@@ -512,6 +580,19 @@ def gallery(ctx, game, players, jobs, lang, project_dir):
     for game_id in _game(project, game):
         for language in editions(project, game_id, lang):
             build_gallery(project, assets, game_id, players, _jobs(jobs), say=click.echo, lang=language)
+
+
+@main.command()
+@click.option("--drafts", is_flag=True, help="Put games marked `draft: true` in game.yaml on the shelf too.")
+@_project_option
+@click.pass_context
+@handles_problems
+def site(ctx, drafts, project_dir):
+    """A static site of what the builds wrote: build/site/index.html lists every game, and each game
+    has a printables page per language (packs, rulebook, exports, gallery) to choose what to print."""
+    from generator.export.site import build_site
+    project, assets = _open(ctx, project_dir)
+    build_site(project, assets, drafts, say=click.echo)
 
 
 @main.command()

@@ -132,6 +132,8 @@ class Overlay:
         update["title"] = self._field(spec.title, cat.title, ("title",), "title")
         if spec.subtitle:
             update["subtitle"] = self._field(spec.subtitle, cat.subtitle, ("subtitle",), "subtitle")
+        if spec.description:
+            update["description"] = self.string(spec.description, self.game_file, ("description",), "description")
         if spec.source:          # page 1 credits it; untranslated, page 1 credits the title instead
             update["source"] = cat.text.get(spec.source)
         if cat.keywords is not None:

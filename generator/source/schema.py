@@ -124,6 +124,11 @@ class GameSpec(Strict):
         None, min_length=1, description="the editions, e.g. [zh-Hans, en]; the first is the data's own language, "
         "each other one has its catalogue cards/<game>/i18n/<lang>.yaml")
     source: str | None = Field(None, description="where the rules come from")
+    description: str | None = Field(None, max_length=600,
+                                    description="a short description for the game's printables page (pnp site)")
+    time: str | None = Field(None, pattern=r"^[0-9]{1,3}(-[0-9]{1,3})?$",
+                             description="playing time in minutes, e.g. 30 or 30-45 (pnp site)")
+    draft: bool = Field(False, description="a game in the works: pnp site leaves it off the shelf unless --drafts")
     rules: str = "rules.py"
     card: CardDefaults = CardDefaults()
     css: list[str] = Field(default_factory=list, description="stylesheets under templates/ for every deck")

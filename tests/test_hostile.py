@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -487,3 +488,79 @@ def test_preflight_of_its_own_manifest_finds_nothing_to_say_about_it(market_pack
     result = pnp(market_pack.parent, "preflight", str(market_pack))
     assert result.exit_code == 0, result.output
     assert "does not describe" not in result.output
+
+
+# --- round three (issue 38) ---------------------------------------------------------------------
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def _victim(tmp_path) -> Path:
+    victim = tmp_path / "elsewhere"
+    victim.mkdir()
+    for name in ("photo.png", "plan.svg", "plan.dxf"):
+        (victim / name).write_bytes(b"keep me")
+    return victim
+
+
+def test_gallery_deletes_nothing_through_a_linked_img_folder(market, tmp_path):
+    victim = _victim(tmp_path)
+    (market / "build" / GAME / "gallery").mkdir(parents=True)
+    (market / "build" / GAME / "gallery" / "img").symlink_to(victim)
+    result = pnp(market, "gallery", GAME)
+    assert result.exit_code == 1 and _files(victim) == {n: b"keep me" for n in ("photo.png", "plan.svg", "plan.dxf")}
+    assert result.output.splitlines() == [
+        "build/night-market/gallery/img: is a symbolic link; pnp writes and deletes its outputs only in folders "
+        "of its own (hint: remove the link; pnp makes the folder again)"]
+
+
+@pytest.mark.parametrize("linked", ["night-market-2p-a4-silhouette-cut", ""])
+def test_a_cutter_build_deletes_nothing_through_a_link(market, tmp_path, linked):
+    """The -cut folder, or the game's whole output folder, linked elsewhere: refused before a
+    file is written there (old temporary files are swept from the game's folder too)."""
+    victim = _victim(tmp_path)
+    (victim / ".night-market-2p-a4.pdf.1-1.tmp").write_bytes(b"keep me")
+    os.utime(victim / ".night-market-2p-a4.pdf.1-1.tmp", (0, 0))
+    (market / "build").mkdir()
+    if linked:
+        (market / "build" / GAME).mkdir()
+    (market / "build" / GAME / linked if linked else market / "build" / GAME).symlink_to(victim)
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--cutter", "silhouette")
+    assert result.exit_code == 1 and len(_files(victim)) == 4 and set(_files(victim).values()) == {b"keep me"}
+    shown = f"build/night-market/{linked}" if linked else "build/night-market"
+    assert result.output.splitlines()[-1] == (
+        f"{shown}: is a symbolic link; pnp writes and deletes its outputs only in folders of its own "
+        "(hint: remove the link; pnp makes the folder again)")
+
+
+def test_serve_root_page_escapes_folder_names(server, tmp_path):
+    build = tmp_path / "project" / "build"
+    for name in ('<script>alert(1)<', 'a"b&c'):
+        (build / name / "gallery").mkdir(parents=True)
+        (build / name / "gallery" / "index.html").write_text("x", encoding="utf-8")
+    status, body, _ = _get(server, "/")
+    assert status == 200 and b"<script>" not in body
+    assert body.count(b"<li>") == 3
+    assert b'<a href="/%3Cscript%3Ealert%281%29%3C/gallery/">&lt;script&gt;alert(1)&lt;/gallery</a>' in body
+    assert b'<a href="/a%22b%26c/gallery/">a&quot;b&amp;c/gallery</a>' in body
+
+
+def test_shop_order_sheet_cells_are_never_formulas(market):
+    for card, name in (("走马灯", "=1+2"), ("福袋", "@A1"), ("米酒", "-2+3"), ("花糕", "+A1")):
+        _edit(market, "goods.yaml", f"name: {card},", f"name: \"{name}\",")
+    result = pnp(market, "export", GAME, "--shop", "png", "--players", "2")
+    assert result.exit_code == 0, result.output
+    import csv
+    import io
+    import zipfile
+    archive = zipfile.ZipFile(next((market / "build" / GAME).glob("*png*.zip")))
+    names = {row["card"]: row["name"] for row in csv.DictReader(io.StringIO(archive.read("counts.csv").decode()))}
+    assert [names[c] for c in ("lantern", "gift", "beer", "blossom", "dice")] == ["'=1+2", "'@A1", "'-2+3", "'+A1", "骰子摊"]
+
+
+@pytest.mark.parametrize("cell, safe", [("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"), ("\tx", "'\tx"),
+                                        ("\rx", "'\rx"), ("a=b", "a=b"), (-3, -3), ("", "")])
+def test_spreadsheet_safe_cells(cell, safe):
+    from generator.export.shops import spreadsheet_safe
+    assert spreadsheet_safe(cell) == safe

@@ -564,3 +564,94 @@ def test_shop_order_sheet_cells_are_never_formulas(market):
 def test_spreadsheet_safe_cells(cell, safe):
     from generator.export.shops import spreadsheet_safe
     assert spreadsheet_safe(cell) == safe
+
+
+def _socket_at(path: Path) -> None:
+    import socket
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.close()
+
+
+@pytest.mark.parametrize("make", [os.mkfifo, _socket_at], ids=["named-pipe", "socket"])
+def test_a_deck_file_that_is_a_pipe_or_socket_is_one_line_at_once(market, make):
+    (market / FOLDER / "stalls.yaml").unlink()
+    make(market / FOLDER / "stalls.yaml")
+    import time
+    started = time.monotonic()
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1 and time.monotonic() - started < 10
+    assert result.output.splitlines() == [
+        "cards/night-market/stalls.yaml: not a regular file (a named pipe, socket or device) "
+        "(hint: remove it from the project's folders; pnp reads only ordinary files)"]
+
+
+def test_pipes_sockets_and_devices_the_game_does_not_name_are_not_read(market):
+    os.mkfifo(market / FOLDER / "notes.yaml")
+    _socket_at(market / "templates" / GAME / "x.sock")
+    (market / FOLDER / "zero.bin").symlink_to("/dev/zero")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_file_size_limit_is_one_line_and_exit_1(market):
+    import resource
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PNP_SERVER": "0"}
+    result = subprocess.run([sys.executable, "-m", "generator", "--project", str(market), "build", GAME, "--players",
+                             "2", "--paper", "a4"], capture_output=True, text=True, preexec_fn=limit, env=env,
+                            cwd=market, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1] == ("build: cannot write: File too large (hint: a file-size limit "
+                                              "(ulimit -f) is below what the build writes; raise it)")
+    assert not list((market / "build").rglob("*.pdf")) and not list((market / "build").rglob("*.tmp"))
+
+
+CONFIG_TEXT = """# Printers in the studio (measured 2026-11-30)
+[print]
+printer = "office"   # the one by the window
+
+[printers.office]
+back_offset = [0.8, -1.2]   # mm
+duplex = "long"
+"""
+
+
+def test_calibrate_keeps_the_comments_and_layout_of_pnp_toml(market):
+    (market / "pnp.toml").write_text(CONFIG_TEXT, encoding="utf-8")
+    assert pnp(market, "calibrate", "--printer", "office", "--offset", "0.5,0.25").exit_code == 0
+    assert pnp(market, "calibrate", "--printer", "lab", "--offset", "-1,2").exit_code == 0
+    assert (market / "pnp.toml").read_text(encoding="utf-8") == CONFIG_TEXT.replace(
+        '"office"   #', '"lab"   #').replace("[0.8, -1.2]", "[0.5, 0.25]") + "\n[printers.lab]\nback_offset = [-1.0, 2.0]\nduplex = \"long\"\n"
+
+
+def test_two_calibrations_at_once_both_land(market):
+    """Each run reads pnp.toml again under the lock: neither overwrites the other's printer."""
+    import sys
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PNP_SERVER": "0"}
+    for attempt in range(3):
+        (market / "pnp.toml").write_text(CONFIG_TEXT, encoding="utf-8")
+        runs = [subprocess.Popen([sys.executable, "-m", "generator", "--project", str(market), "calibrate",
+                                  "--printer", f"p{attempt}-{n}", "--offset", f"{n},{n}"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for n in range(4)]
+        assert all(run.wait(timeout=120) == 0 for run in runs)
+        import tomllib
+        saved = tomllib.loads((market / "pnp.toml").read_text(encoding="utf-8"))
+        assert set(saved["printers"]) == {"office"} | {f"p{attempt}-{n}" for n in range(4)}
+
+
+@pytest.mark.parametrize("text, line", [
+    ('[print]\nduplx = "short"\n', 'pnp.toml:2: print.duplx: unknown key (accepted: duplex, printer)'),
+    ('[printers.office]\nback_ofset = [1, 1]\n',
+     'pnp.toml:2: printers.office.back_ofset: unknown key (accepted: back_offset, duplex)'),
+    ('[pdfx]\nicc = "x.icc"\n[prnt]\nprinter = "a"\n', 'pnp.toml:3: prnt: unknown key (accepted: pdfx, print, printers)'),
+])
+def test_an_unknown_key_in_pnp_toml_is_named_with_the_accepted_ones(market, text, line):
+    (market / "pnp.toml").write_text(text, encoding="utf-8")
+    for args in (("build", GAME, "--players", "2", "--paper", "a4"), ("calibrate", "--printer", "x", "--offset", "1,1")):
+        result = pnp(market, *args)
+        assert result.exit_code == 1 and result.output.splitlines() == [line]
+    assert (market / "pnp.toml").read_text(encoding="utf-8") == text

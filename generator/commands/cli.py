@@ -119,10 +119,11 @@ def handles_problems(func):
 
 # Faults of the machine (a read-only or full disk, a file where a folder should be): one line, exit 1.
 ENVIRONMENT_ERRORS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG,
-                      errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.EMFILE, errno.EIO}
+                      errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.EMFILE, errno.EIO, errno.EFBIG}
 _HINTS = {errno.ENOSPC: "free some space on the disk", errno.EDQUOT: "free some space on the disk",
           errno.EROFS: "build on a writable disk (--project DIR)", errno.EACCES: "make build/ writable",
-          errno.EPERM: "make build/ writable"}
+          errno.EPERM: "make build/ writable",
+          errno.EFBIG: "a file-size limit (ulimit -f) is below what the build writes; raise it"}
 
 
 def _environment_problem(exc: OSError):

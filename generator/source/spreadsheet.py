@@ -18,6 +18,7 @@ from typing import Any
 
 from generator.errors import PnpError, Problem
 from generator.source import reads
+from generator.source.files import read_regular
 from generator.source.yamlsrc import LocDict, LocList
 
 SHEET_TYPES = (".csv", ".tsv", ".xlsx")
@@ -48,15 +49,12 @@ def read_sheet(folder: Path, reference: str, display: str) -> SheetRows:
         raise PnpError(Problem(display, None, f"unsupported card file type '{suffix or name}' "
                                f"(supported: {', '.join(SHEET_TYPES)}, or a list of cards in YAML)"))
     try:
-        data = path.read_bytes()
+        data = read_regular(path, display, MAX_SHEET_BYTES, None)
     except FileNotFoundError:
         raise PnpError(Problem(display, None, "file not found")) from None
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
     reads.note(path, data)
-    if len(data) > MAX_SHEET_BYTES:
-        raise PnpError(Problem(display, None, f"file is {len(data) // 1_000_000} MB; the limit is "
-                               f"{MAX_SHEET_BYTES // 1_000_000} MB"))
     if suffix == ".xlsx":
         where, rows = _xlsx_rows(data, sheet, display)
     else:

@@ -16,6 +16,7 @@ import yaml
 from generator.collector import loading
 from generator.errors import PnpError, Problem
 from generator.source import reads
+from generator.source.files import read_regular
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
 MIN_CHUNKED_BYTES = 64 * 1024  # a smaller file parses whole in a few milliseconds (yamlcache.py)
@@ -110,15 +111,12 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
     file under build/.cache/yaml/), a large file is parsed again only where it changed
     (yamlcache.py)."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, display, MAX_YAML_BYTES)
     except FileNotFoundError:
         raise PnpError(Problem(display, None, "file not found")) from None
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
     reads.note(path, raw)
-    if len(raw) > MAX_YAML_BYTES:
-        raise PnpError(Problem(display, None, f"file is {len(raw) // 1024} KB; the limit is "
-                               f"{MAX_YAML_BYTES // 1000} KB", "split it or remove pasted data"))
     try:
         text = raw.decode("utf-8-sig")          # a byte-order mark some editors write is not an error
     except UnicodeDecodeError as exc:

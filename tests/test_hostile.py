@@ -655,3 +655,34 @@ def test_an_unknown_key_in_pnp_toml_is_named_with_the_accepted_ones(market, text
         result = pnp(market, *args)
         assert result.exit_code == 1 and result.output.splitlines() == [line]
     assert (market / "pnp.toml").read_text(encoding="utf-8") == text
+
+
+BOMB = "".join(f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}" if n else '"lol"'] * 9) + "]\n" for n in range(9))
+
+
+@pytest.mark.parametrize("name, text, line, size", [
+    ("cards/g/i18n/en.yaml", "language: en\ntexts:\n" + "".join("  " + row for row in BOMB.splitlines(True)), 9,
+     "5,380,840"),
+    ("cards/g/claims.yaml", BOMB, 7, "5,380,840"),
+    ("cards/g/goods.yaml", "tags: [&t \"" + "夜" * 2000 + "\"" + ", *t" * 60000 + "]\n", 1, "1,260,022"),
+])
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, name, text, line, size):
+    """A translation catalogue, claims, any YAML: refused by the loader in well under a second."""
+    import time
+    from generator.source.yamlsrc import load_yaml
+    (tmp_path / "x.yaml").write_text(text, encoding="utf-8")
+    started = time.monotonic()
+    with pytest.raises(PnpError) as raised:
+        load_yaml(tmp_path / "x.yaml", name)
+    assert time.monotonic() - started < 1
+    assert str(raised.value) == (f"{name}:{line}: aliases (*name) expand this value to {size} items, 1,000,000 more "
+                                 "than the file's own at most (an item is a value, or 100 characters of text) (hint: "
+                                 "a YAML alias bomb? use each alias for a small shared value)")
+
+
+def test_aliases_that_share_a_base_are_not_a_bomb(tmp_path):
+    """The usual use: a base mapping merged into each of many cards."""
+    from generator.source.yamlsrc import load_yaml
+    cards = "".join(f"  - {{<<: *base, id: c{n}}}\n" for n in range(3000))
+    (tmp_path / "x.yaml").write_text("base: &base {" + ", ".join(f"k{n}: v" for n in range(30)) + "}\ncards:\n" + cards)
+    assert len(load_yaml(tmp_path / "x.yaml", "x.yaml")["cards"]) == 3000

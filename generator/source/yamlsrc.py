@@ -46,6 +46,8 @@ _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def _loader_for(display: str):
     class Loader(_BASE_LOADER):
+        anchors = True      # whether the text has an anchor (&name), so aliases to count (load_yaml)
+
         def resolve(self, kind, value, implicit):
             """A scalar's tag: a quoted one (or one tagged `!`) is a string whatever it says, and a
             plain one is resolved once per text (a card file repeats its keys thousands of times).
@@ -84,6 +86,12 @@ def _loader_for(display: str):
         result.item_lines = [child.start_mark.line + 1 for child in node.value]
         return result
 
+    def construct_document(loader, node):
+        if loader.anchors:          # no anchor (&name), no alias
+            _bound_aliases(node)
+        return _BASE_LOADER.construct_document(loader, node)
+
+    Loader.construct_document = construct_document
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, construct_sequence)
     return Loader
@@ -99,6 +107,46 @@ def _value(loader, node):
     if node.tag == _STR and type(node) is yaml.ScalarNode:
         return node.value
     return loader.construct_object(node, deep=True)
+
+
+MAX_ALIAS_ITEMS = 1_000_000     # what aliases may add to the file's own (a billion-laughs file adds 10⁹)
+TEXT_ITEM = 100                 # characters of text that count as one item: an alias to a long text repeats it
+
+
+def _bound_aliases(root) -> None:
+    """Refuse a document whose aliases (*name) would expand it far beyond its own size: each use
+    of an alias is a reference to one value, but every later stage (checks, expressions, text on
+    a card) walks it in full. Counted on the node graph, each node once (memoised), before
+    anything is built, in items: a value, or TEXT_ITEM characters of a text."""
+    sizes: dict[int, int] = {}
+    own = 0
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        weight = 1 + (len(node.value) // TEXT_ITEM if isinstance(node, yaml.ScalarNode) else 0)
+        own += weight
+        size = weight + sum(sizes[id(child)] for child in children)
+        sizes[id(node)] = size
+        limit = max(MAX_ALIAS_ITEMS, own)
+        if size - own > limit:
+            raise _Located(node, f"aliases (*name) expand this value to {size:,} items, {limit:,} more than the "
+                                 f"file's own at most (an item is a value, or {TEXT_ITEM} characters of text)",
+                           "a YAML alias bomb? use each alias for a small shared value")
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    return []
 
 
 class _Located(Exception):
@@ -136,6 +184,7 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
     try:
         with loading(len(raw)):     # what it makes lives as long as the build and holds no cycle (collector.py)
             loader = _loader_for(display)
+            loader.anchors = "&" in text
             data = cache.load(text, display, record, loader) if cache else None
             if data is None:
                 data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclass

@@ -165,7 +165,7 @@ def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Prob
         return rows
     except PnpError as exc:
         problems.extend(Problem(p.path, p.line or (data.line_of(key) if p.path == display else None), p.message,
-                                p.hint) for p in exc.problems)
+                                p.hint, column=p.column) for p in exc.problems)
         return []
 
 

@@ -240,3 +240,21 @@ def test_a_damaged_or_huge_picture_is_one_line_naming_it(tmp_path, picture, mess
     assert result.exit_code == 1 and time.monotonic() - started < 30
     assert message in result.output.splitlines(), result.output
     assert "Traceback" not in result.output and not (project / "build/inputs/inputs-2p-a4.pdf").exists()
+
+
+def test_decoding_a_picture_is_not_counted_in_the_templates_time_budget(tmp_path, monkeypatch):
+    """A large photo may take seconds to decode; the template's 2 s are for its own loops."""
+    import time
+
+    from generator.render import art
+    real = art.decoded
+
+    def slow(data, picture):
+        started = time.process_time()
+        while time.process_time() - started < 2.2:
+            pass
+        return real(data, picture)
+    monkeypatch.setattr(art, "decoded", slow)
+    project = make(tmp_path / "project")
+    result = pnp(project, *ARGS, "--jobs", "1")
+    assert result.exit_code == 0, result.output

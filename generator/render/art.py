@@ -102,7 +102,9 @@ class ArtPlacer:
         key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h, self.target, self.ceiling, self.keep_profiles,
                _method())
         if key not in self._made:
-            self._made[key] = self._prepare(data, key, picture)
+            from generator.check.expr import outside_budget
+            with outside_budget():          # the picture's decoding is not the template's time
+                self._made[key] = self._prepare(data, key, picture)
         return self._made[key]
 
     def _prepare(self, data: bytes, key: tuple, picture: str) -> tuple[str, float, tuple[int, int]]:

@@ -37,6 +37,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += pack_checks(project, game)
     problems += template_checks(project, game)
     problems += size_checks(game)
+    problems += tuck_box_checks(game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
     problems += rulebook_checks(project, game, assets)
@@ -183,6 +184,37 @@ def size_checks(game: Game) -> list[Problem]:
                 errors += exc.problems
         if len(errors) == len(PAPERS):
             problems.append(errors[0])
+    return problems
+
+
+def tuck_box_checks(game: Game) -> list[Problem]:
+    """The decks tuck_boxes groups exist, and no pack fills a box deeper than one can close."""
+    from generator.geometry import MAX_BOX_DEPTH, box_depth
+    spec, game_file = game.spec.tuck_boxes, f"cards/{game.id}/game.yaml"
+    if spec is None:
+        return []
+    raw = game.files.get(game_file)
+    problems = []
+    for g, group in enumerate(spec.groups or []):
+        for d, deck_id in enumerate(group):
+            if deck_id not in game.decks:
+                line = line_at(raw, ("tuck_boxes", "groups", g, d))[1] if raw is not None else None
+                problems.append(Problem(game_file, line, f"tuck_boxes: no deck '{deck_id}'",
+                                        f"decks: {', '.join(game.decks)}"))
+    if problems:
+        return problems
+    groups = spec.groups or [[d.id] for d in game.decks.values() if d.spec.stock == "card"]
+    line = line_at(raw, ("tuck_boxes",))[1] if raw is not None else None
+    for pack in game.packs:
+        for group in groups:
+            cards = sum(copies for deck_id in group if deck_id in pack.decks
+                        for _, copies in game.pack_cards(pack, deck_id))
+            depth = box_depth(cards, spec.stock_mm)
+            if depth > MAX_BOX_DEPTH:
+                problems.append(Problem(game_file, line, f"{pack.label}: the tuck box of {' + '.join(group)} would be "
+                                        f"{depth:g} mm deep ({cards} cards of {spec.stock_mm:g} mm); the limit is "
+                                        f"{MAX_BOX_DEPTH:g} mm", "split the deck over boxes (tuck_boxes: groups) "
+                                        "or check stock_mm"))
     return problems
 
 

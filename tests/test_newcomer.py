@@ -361,3 +361,31 @@ def test_assets_add_from_a_damaged_package_is_one_line_and_writes_nothing(demo, 
 def test_a_cjk_extension_b_character_is_not_taken_for_an_emoji():
     from generator.commands.assets import _is_emoji
     assert not _is_emoji("\U00020000") and not _is_emoji("\U0002A6A5") and _is_emoji("🦩") and _is_emoji("☀")
+
+
+TITLES = ["Catan: Seafarers", "Blood Bowl #2", 'The "Best" Game', "Back\\slash \"\"\" */ end", "- dash: [a] {b} & *c"]
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_new_writes_any_title_as_it_was_given(tmp_path, title):
+    from generator.source.load import load_game
+    project = tmp_path / "p"
+    assert pnp(project, "new", "demo", "--title", title).exit_code == 0
+    assert pnp(project, "validate", "demo").exit_code == 0
+    game = load_game(Project.at(project), "demo")
+    assert game.spec.title == title
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("scaffold_rules", project / "cards/demo/rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.__doc__.startswith(f"Rules of {title}:")
+    css = (project / "templates/demo/cards.css").read_text(encoding="utf-8")
+    assert css.index("*/") > css.index("Positions are relative")        # the comment ends where it did
+
+
+@pytest.mark.parametrize("title", ["two\nlines", "   ", "bell\x07"])
+def test_new_refuses_a_title_that_is_not_one_line(tmp_path, title):
+    result = pnp(tmp_path / "p", "new", "demo", "--title", title)
+    assert result.exit_code == 1 and not (tmp_path / "p").exists()
+    assert result.output.splitlines() == [f"--title: a title is one line of printable text, got {title!r}"
+                                          .replace("\n", "⏎").replace("\x07", "\\x07")]

@@ -586,7 +586,10 @@ def new_game(ctx, game, title, lang, project_dir):
     project folder GAME/ is made around it, with the fonts, icons and schemas it needs."""
     from pathlib import Path
 
-    from generator.commands.newgame import new_game as make, new_project
+    from generator.commands.newgame import check_id, check_title, new_game as make, new_project
+    check_id(game)                      # before any folder is made
+    if title is not None:
+        check_title(title)
     given = project_dir or ctx.find_root().params.get("project_dir")
     root = Path(given).resolve() if given else find_root(".")
     if root is None:

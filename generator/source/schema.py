@@ -119,7 +119,8 @@ class GameSpec(Strict):
     id: ID
     title: str
     subtitle: str | None = None
-    language: str = Field("zh-Hans", description="the data's language, when the game has one (see languages)")
+    language: str = Field("zh-Hans", pattern=LANG,
+                          description="the data's language, when the game has one (see languages)")
     languages: list[Annotated[str, Field(pattern=LANG)]] | None = Field(
         None, min_length=1, description="the editions, e.g. [zh-Hans, en]; the first is the data's own language, "
         "each other one has its catalogue cards/<game>/i18n/<lang>.yaml")
@@ -540,6 +541,8 @@ def _describe(err: dict, loc: tuple) -> str:
         pattern = err.get("ctx", {}).get("pattern", "")
         if pattern == EXPR:
             return f"{where}: expected a number or a {{{{ expression }}}}, got {_show(value)}"
+        if pattern == LANG:
+            return f"{where}: {_show(value)} is not a language tag (like en, zh-Hans or pt-BR)"
         if "a-z0-9" in pattern:
             return f"{where}: {_show(value)} is not a valid id (use lower-case letters, digits and '-')"
         if "#[0-9a-fA-F]" in pattern:

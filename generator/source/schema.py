@@ -27,7 +27,8 @@ Colour = Annotated[str, Field(pattern=r"^(#[0-9a-fA-F]{6}|\{\{.*\}\}|none)$", de
 class Strict(BaseModel):
     # defer_build: a model's validator is built the first time it validates, so a game without
     # boards or rules never pays for theirs at start-up
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    # allow_inf_nan: a `.nan` or `.inf` written as a length would reach the PDF as `-nan`
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True, allow_inf_nan=False)
 
 
 # --- sizes ------------------------------------------------------------------------------
@@ -533,7 +534,7 @@ def _describe(err: dict, loc: tuple) -> str:
         "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
         "float_type": "a number", "float_parsing": "a number", "string_type": "text",
         "bool_type": "true or false", "bool_parsing": "true or false", "list_type": "a list",
-        "dict_type": "a mapping", "model_type": "a mapping",
+        "dict_type": "a mapping", "model_type": "a mapping", "finite_number": "a finite number",
     }.get(kind)
     if expected:
         return f"{where}: expected {expected}, got {_show(value)}"

@@ -243,3 +243,12 @@ def test_a_formula_without_a_saved_value_is_named_as_such(game):
     assert result.output.splitlines() == [
         "cards/inputs/goods.xlsx[Sheet]:4:value: formula =C2+C3 has no saved value (hint: open the workbook in a "
         "spreadsheet program and save it (that stores each formula's value), or export the sheet as CSV)"]
+
+
+def test_a_nul_byte_in_a_csv_is_named_at_its_line(game):
+    _sheet(game, "goods.csv", "id,name,value,copies\nsalt,Salt,1,1\nsilk,Si\0lk,3,1\njade,Jade,5,1\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "cards/inputs/goods.csv:3: a NUL byte (U+0000) in the text (hint: delete it: a text file holds none (was it "
+        "saved by another program, or pasted?))"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -56,3 +57,22 @@ def too_large(display: str, size: int, limit: int, hint: str | None) -> Problem:
 def _not_regular(display: str) -> Problem:
     return Problem(display, None, "not a regular file (a named pipe, socket or device)",
                    "remove it from the project's folders; pnp reads only ordinary files")
+
+
+# Characters no text file a designer writes holds, which YAML, CSV and Markdown readers refuse or
+# mangle, each in its own words: C0 controls but tab and line breaks, DEL, C1 controls but NEL,
+# and the two non-characters.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
+_NAMES = {"\x00": "a NUL byte", "\x1b": "an escape character"}
+
+
+def control_character(display: str, text: str) -> Problem | None:
+    """The first control character in `text`, located: one line naming it, whatever reads the
+    text next (a NUL byte a tool wrote, an escape code pasted from a terminal)."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    name = _NAMES.get(char, "a control character")
+    return Problem(display, text.count("\n", 0, found.start()) + 1, f"{name} (U+{ord(char):04X}) in the text",
+                   "delete it: a text file holds none (was it saved by another program, or pasted?)")

@@ -16,7 +16,7 @@ import yaml
 from generator.collector import loading
 from generator.errors import PnpError, Problem
 from generator.source import reads
-from generator.source.files import read_regular
+from generator.source.files import control_character, read_regular
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
 MIN_CHUNKED_BYTES = 64 * 1024  # a smaller file parses whole in a few milliseconds (yamlcache.py)
@@ -170,6 +170,9 @@ def load_yaml(path: Path, display: str, record: Path | None = None) -> Any:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
+    control = control_character(display, text)
+    if control is not None:
+        raise PnpError(control)
     odd = _line_separator(text)
     if odd:
         raise PnpError(Problem(display, odd[0], f"invisible line separator {odd[1]} in the text",

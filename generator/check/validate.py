@@ -9,7 +9,7 @@ the computed values (a recorded contradiction is a note, an unexpected one an er
 from __future__ import annotations
 
 import inspect
-
+import re
 from typing import Any
 
 from generator.source.assets import Assets, describe_char, icon_hint
@@ -225,12 +225,39 @@ def template_checks(project: Project, game: Game) -> list[Problem]:
         wanted += [(deck.file, "face", deck.spec.face)]
         wanted += [(deck.file, "back", deck.spec.back)] if deck.spec.back else []
         wanted += [(deck.file, "css", css) for css in deck.spec.css]
+    checked = set()
     for file, key, name in wanted:
-        if project.template(name) is None:
+        path = project.template(name)
+        if path is None:
             where = ("css",) if file.endswith("game.yaml") else ("deck", key)
             _, line = line_at(game.files[file], where) if file in game.files else (file, None)
             problems.append(Problem(file, line, f"template '{name}' not found under templates/"))
+        elif path not in checked:
+            checked.add(path)
+            problems += _page_rule(project, path)
     return problems
+
+
+_PAGE_RULE = re.compile(r"@page\b", re.I)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def _page_rule(project: Project, path) -> list[Problem]:
+    """A game's own @page rule would resize or re-margin every card's page (each page is the card's
+    trim and bleed, set by the engine): one line at the rule, rather than a preflight line per page."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []            # the render says what is wrong with the file itself
+    if "@page" not in text.lower():
+        return []
+    bare = _CSS_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    found = _PAGE_RULE.search(bare)
+    if found is None:
+        return []
+    return [Problem(project.display(path), bare.count("\n", 0, found.start()) + 1,
+                    "@page: a card's page is its trim and bleed, set by the engine; this rule would change every card",
+                    "remove it; a card's size is card.size in game.yaml (or deck.size)")]
 
 
 def text_checks(game: Game, assets: Assets) -> list[Problem]:

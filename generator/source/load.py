@@ -243,6 +243,11 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         if sheet and isinstance(card_id, int):
             card_id = raw["id"] = str(card_id)
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
+        if card_id is not None and not isinstance(card_id, str):      # YAML read `id: 123` as a number
+            problems.append(Problem(display, raw.line_of("id"), f"{noun}s[{index}]: id {card_id!r} is a "
+                                    f"{'number' if isinstance(card_id, (int, float)) else type(card_id).__name__}, "
+                                    "not text", f"quote it: id: \"{card_id}\" (YAML reads 007 as 7)"))
+            continue
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
             continue

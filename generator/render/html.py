@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, TemplateSyntaxError, pass_context, select_autoescape
 from markupsafe import Markup, escape
 
 from generator.atomic import make_room, write_atomic
@@ -88,9 +88,19 @@ class RecordingLoader(FileSystemLoader):
         self._candidates: dict[str, list[str]] = {}
 
     def get_source(self, environment, template):
-        source, filename, uptodate = super().get_source(environment, template)
+        try:
+            source, filename, uptodate = super().get_source(environment, template)
+        except UnicodeDecodeError as exc:          # named as the template's own error, at its line
+            raise self._not_utf8(template, exc) from None
         reads.note(filename, source.encode("utf-8"))
         return source, filename, uptodate
+
+    def _not_utf8(self, template: str, exc: UnicodeDecodeError) -> TemplateSyntaxError:
+        for candidate in self.candidates(template):
+            if Path(candidate).is_file():
+                line = Path(candidate).read_bytes()[: exc.start].count(b"\n") + 1
+                return TemplateSyntaxError("not UTF-8 text (save the file as UTF-8)", line, template, candidate)
+        return TemplateSyntaxError("not UTF-8 text (save the file as UTF-8)", None, template)
 
     def candidates(self, template: str) -> list[str]:
         """Every place the template is looked for, in order: the one used depends on the

@@ -686,3 +686,15 @@ def test_aliases_that_share_a_base_are_not_a_bomb(tmp_path):
     cards = "".join(f"  - {{<<: *base, id: c{n}}}\n" for n in range(3000))
     (tmp_path / "x.yaml").write_text("base: &base {" + ", ".join(f"k{n}: v" for n in range(30)) + "}\ncards:\n" + cards)
     assert len(load_yaml(tmp_path / "x.yaml", "x.yaml")["cards"]) == 3000
+
+
+@pytest.mark.parametrize("icc", ["/etc/hostname", "fifo"])
+def test_a_wrong_icc_profile_is_refused_before_anything_is_written(market, icc):
+    if icc == "fifo":
+        icc = str(market / "shop.icc")
+        os.mkfifo(icc)
+    result = pnp(market, "export", GAME, "--shop", "dtc", "--pdfx", "--icc", icc)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [f"--icc: ICC profile {icc} not found" if icc.endswith("shop.icc") else
+                                          f"{icc}: not an ICC profile"]
+    assert not (market / "build" / GAME).exists() or not any((market / "build" / GAME).iterdir())

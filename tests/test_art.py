@@ -258,3 +258,16 @@ def test_decoding_a_picture_is_not_counted_in_the_templates_time_budget(tmp_path
     project = make(tmp_path / "project")
     result = pnp(project, *ARGS, "--jobs", "1")
     assert result.exit_code == 0, result.output
+
+
+def test_an_svg_picture_nested_too_deep_is_one_line(tmp_path):
+    project = make(tmp_path / "project")
+    (project / "cards/inputs/art/baker.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 14">' + "<g>" * 20000 + '<rect width="10" height="14"/>'
+        + "</g>" * 20000 + "</svg>")
+    deck = project / PEOPLE
+    deck.write_text(deck.read_text().replace("art/baker.png", "art/baker.svg"))
+    result = pnp(project, *ARGS)
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.svg: elements nested "
+        "more than 200 deep; a drawing needs a few levels"]

@@ -70,6 +70,7 @@ class ArtPlacer:
         left, top, w, h = _box(box, trim, bleed, width, height)
         path = self._source(picture)
         if path.suffix.lower() == ".svg":
+            _check_svg(path, picture)
             url, dpi, pixels = path.relative_to(self.root).as_posix(), math.inf, (0, 0)
         else:
             url, dpi, pixels = self._raster(path, picture, fit, fx, fy, w, h)
@@ -140,6 +141,22 @@ class ArtPlacer:
         if profile:
             self.profiles[url] = profile
         return url, min(dpi, target) if dpi > ceiling else dpi, shown
+
+
+def _check_svg(path: Path, picture: str) -> None:
+    """An SVG picture is read as a bounded regular file and nested a sane depth (WeasyPrint draws
+    a 20,000-deep one as nothing, and the face with it)."""
+    from generator.errors import PnpError
+    from generator.source.assets import svg_depth_problem
+    from generator.source.files import read_regular
+    try:
+        data = read_regular(path, picture, MAX_PICTURE_BYTES)
+    except PnpError as exc:
+        raise ValueError(f"art: {picture}: {exc.problems[0].message}") from None
+    reads.note(path, data)
+    problem = svg_depth_problem(data)
+    if problem:
+        raise ValueError(f"art: {picture}: {problem}")
 
 
 def decoded(data: bytes, picture: str):

@@ -698,3 +698,14 @@ def test_a_wrong_icc_profile_is_refused_before_anything_is_written(market, icc):
     assert result.output.splitlines() == [f"--icc: ICC profile {icc} not found" if icc.endswith("shop.icc") else
                                           f"{icc}: not an ICC profile"]
     assert not (market / "build" / GAME).exists() or not any((market / "build" / GAME).iterdir())
+
+
+def test_a_byte_order_mark_on_any_input_is_not_an_error(market):
+    """Editors on Windows write one at the start of any text file: a template, a stylesheet, the
+    rules module, pnp.toml, a data file. None of them prints U+FEFF or fails on it."""
+    for name in ("templates/night-market/goods.html", "templates/night-market/market.css",
+                 "cards/night-market/rules.py", "cards/night-market/game.yaml", "cards/night-market/claims.yaml"):
+        (market / name).write_bytes(b"\xef\xbb\xbf" + (market / name).read_bytes())
+    (market / "pnp.toml").write_bytes(b'\xef\xbb\xbf[print]\nduplex = "long"\n')
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output

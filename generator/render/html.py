@@ -93,7 +93,8 @@ class RecordingLoader(FileSystemLoader):
         except UnicodeDecodeError as exc:          # named as the template's own error, at its line
             raise self._not_utf8(template, exc) from None
         reads.note(filename, source.encode("utf-8"))
-        return source, filename, uptodate
+        # a byte-order mark some editors write is no character of the page (no font draws U+FEFF)
+        return source.removeprefix("\ufeff"), filename, uptodate
 
     def _not_utf8(self, template: str, exc: UnicodeDecodeError) -> TemplateSyntaxError:
         for candidate in self.candidates(template):

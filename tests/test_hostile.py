@@ -709,3 +709,21 @@ def test_a_byte_order_mark_on_any_input_is_not_an_error(market):
     (market / "pnp.toml").write_bytes(b'\xef\xbb\xbf[print]\nduplex = "long"\n')
     result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
     assert result.exit_code == 0, result.output
+
+
+def test_a_stylesheet_import_of_a_named_pipe_is_refused_not_waited_on(market):
+    os.mkfifo(market / "templates" / GAME / "extra.css")
+    css = market / "templates" / GAME / "market.css"
+    css.write_text('@import "extra.css";\n' + css.read_text(encoding="utf-8"), encoding="utf-8")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1 and result.output.splitlines()[-1] == (
+        "cards/night-market/goods.yaml:15: goods faces: blocked: extra.css is not a regular file (a named pipe, "
+        "socket or device)")
+
+
+def test_a_rules_module_far_too_large_is_one_line(market):
+    rules = market / FOLDER / "rules.py"
+    rules.write_text(rules.read_text(encoding="utf-8") + "#" * 1_100_000 + "\n", encoding="utf-8")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "cards/night-market/rules.py: file is 1074 KB; the limit is 1000 KB (hint: split it or remove pasted data)"]

@@ -44,12 +44,16 @@ def fenced_fetcher(roots: list[Path]):
             path = Path(unquote(parsed.path)).resolve()
             if not any(path.is_relative_to(root) for root in allowed):
                 self._refuse(f"blocked: {path} is outside the project's folders{_meant(path, allowed)}")
+            if path.exists() and not path.is_file():     # a named pipe would block, a device never end
+                self._refuse(f"blocked: {path.name} is not a regular file (a named pipe, socket or device)")
             if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
                 self._refuse(f"blocked: {path.name} is {path.stat().st_size // 2**20} MB; an image, stylesheet or "
                              f"font a card uses may be at most {MAX_FILE_BYTES // 2**20} MB")
             response = super().fetch(url, headers)
-            data = response.read()          # read once: the bytes recorded are the bytes drawn
+            data = response.read(MAX_FILE_BYTES + 1)    # read once: the bytes recorded are the bytes drawn
             response.close()
+            if len(data) > MAX_FILE_BYTES:             # grown since it was looked at
+                self._refuse(f"blocked: {path.name} is more than {MAX_FILE_BYTES // 2**20} MB")
             self.fetched[str(path)] = reads.digest(data)
             reads.note_hash(path, self.fetched[str(path)])
             return URLFetcherResponse(response.url, data, response.headers, response.status)

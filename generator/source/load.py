@@ -23,6 +23,7 @@ from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, Clai
                                      PiecesFile, TableFile, validation_problems)
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source import yamlcache
+from generator.source.files import read_regular
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
@@ -376,12 +377,19 @@ def _check_copies(copies: Any, players: set[int]) -> str | None:
     return "expected a whole number or a mapping of player count to number"
 
 
+MAX_RULES_BYTES = 1_000_000     # a game's rules module is a few hundred lines
+
+
 def _import_rules(project: Project, path: Path, problems: list[Problem]):
     display = project.display(path)
     if not path.is_file():
         problems.append(Problem(display, None, "rules module not found"))
         return None
-    reads.note(path, path.read_bytes())
+    try:
+        reads.note(path, read_regular(path, display, MAX_RULES_BYTES))
+    except PnpError as exc:
+        problems.extend(exc.problems)
+        return None
     name = f"pnp_rules_{path.parent.name.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

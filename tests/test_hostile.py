@@ -727,3 +727,144 @@ def test_a_rules_module_far_too_large_is_one_line(market):
     result = pnp(market, "validate", GAME)
     assert result.exit_code == 1 and result.output.splitlines() == [
         "cards/night-market/rules.py: file is 1074 KB; the limit is 1000 KB (hint: split it or remove pasted data)"]
+
+
+# --- round three, red team: the new code attacked (issue 38) -----------------------------------
+
+LINK_REFUSED = ("is a symbolic link; pnp writes and deletes its outputs only in folders of its own (hint: remove the "
+                "link; pnp makes the folder again)")
+
+
+def test_a_linked_gallery_folder_above_img_is_refused_too(market, tmp_path):
+    victim = _victim(tmp_path)
+    (market / "build" / GAME).mkdir(parents=True)
+    (market / "build" / GAME / "gallery").symlink_to(victim)
+    result = pnp(market, "gallery", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [f"build/night-market/gallery: {LINK_REFUSED}"]
+    assert sorted(_files(victim)) == ["photo.png", "plan.dxf", "plan.svg"]
+
+
+def test_a_linked_build_folder_is_the_designers_choice(market, tmp_path):
+    """build/ itself on another disk: allowed, and old images are still cleared inside it."""
+    elsewhere = tmp_path / "disk"
+    elsewhere.mkdir()
+    (market / "build").symlink_to(elsewhere)
+    assert pnp(market, "gallery", GAME).exit_code == 0
+    stale = elsewhere / GAME / "gallery" / "img" / "stale.png"
+    stale.write_bytes(b"old")
+    assert pnp(market, "gallery", GAME).exit_code == 0 and not stale.exists()
+
+
+def test_a_link_or_folder_among_old_images_is_removed_as_a_link_or_left(market, tmp_path):
+    victim = _victim(tmp_path)
+    img = market / "build" / GAME / "gallery" / "img"
+    img.mkdir(parents=True)
+    (img / "old.png").symlink_to(victim / "photo.png")
+    (img / "dir.png").mkdir()
+    assert pnp(market, "gallery", GAME).exit_code == 0
+    assert not (img / "old.png").is_symlink() and (victim / "photo.png").read_bytes() == b"keep me"
+    assert (img / "dir.png").is_dir()
+
+
+def test_serve_redirects_to_a_gallery_whose_name_has_a_line_break(tmp_path):
+    project = tmp_path / "project"
+    (project / "cards").mkdir(parents=True)
+    gallery = project / "build" / "a\r\nSet-Cookie: x=1" / "gallery"
+    gallery.mkdir(parents=True)
+    (gallery / "index.html").write_text("x", encoding="utf-8")
+    started, box = threading.Event(), {}
+    threading.Thread(target=serve, args=(Project.at(project), 0),
+                     kwargs={"say": lambda _: None, "ready": lambda s: (box.update(s=s), started.set())},
+                     daemon=True).start()
+    assert started.wait(10)
+    try:
+        status, _, location = _get(box["s"].server_address[1], "/")
+        assert status == 302 and location == "/a%0D%0ASet-Cookie%3A%20x%3D1/gallery/"
+    finally:
+        box["s"].shutdown()
+
+
+def test_a_piece_name_is_no_formula_in_the_order_sheet_either(market):
+    _edit(market, "pieces.yaml", "name: 夜市计分板", 'name: "=HYPERLINK(1)"')
+    result = pnp(market, "export", GAME, "--shop", "png", "--players", "2")
+    assert result.exit_code == 0, result.output
+    import zipfile
+    sheet = zipfile.ZipFile(next((market / "build" / GAME).glob("*png*.zip"))).read("counts.csv").decode()
+    assert "'=HYPERLINK(1)" in sheet and ",=HYPERLINK" not in sheet
+
+
+@pytest.mark.parametrize("content, line", [
+    (b"[print]\nduplex = \"long\"\n# \xff\xfe\n", "pnp.toml:3: not UTF-8 text (hint: save the file as UTF-8)"),
+    (b"# " + b"x" * 120_000 + b"\n", "pnp.toml: file is 117 KB; the limit is 100 KB (hint: split it or remove pasted data)"),
+    (b"[printers]\nback_offset = [1, 1]\n",
+     "pnp.toml:2: printers.back_offset: a printer's settings are a table ([printers.NAME]), got [1, 1] (hint: "
+     "pnp calibrate --printer NAME --offset X,Y writes one)"),
+])
+def test_a_broken_pnp_toml_is_one_line_and_calibrate_leaves_it(market, content, line):
+    (market / "pnp.toml").write_bytes(content)
+    result = pnp(market, "calibrate", "--printer", "office", "--offset", "1,1")
+    assert result.exit_code == 1 and result.output.splitlines() == [line]
+    assert (market / "pnp.toml").read_bytes() == content
+
+
+@pytest.mark.parametrize("printer", ['office "2"', "a.b", "x]y", "打印机"])
+def test_calibrate_saves_any_printer_name_so_a_build_finds_it(market, printer):
+    assert pnp(market, "calibrate", "--printer", printer, "--offset", "0.5,-0.5").exit_code == 0
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--printer", printer)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].startswith(f"printer '{printer}': backs shifted by 0.5,-0.5 mm")
+
+
+def test_a_merge_key_bomb_is_refused(tmp_path):
+    from generator.source.yamlsrc import load_yaml
+    text = "a0: &a0 {k: v}\n" + "".join(
+        f"a{n}: &a{n} {{<<: [" + ", ".join([f"*a{n - 1}"] * 1) + "], " + ", ".join(f"m{i}: *a{n - 1}" for i in range(9))
+        + "}\n" for n in range(1, 9))
+    (tmp_path / "x.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(PnpError) as raised:
+        load_yaml(tmp_path / "x.yaml", "x.yaml")
+    assert "aliases (*name) expand this value to" in str(raised.value) and str(raised.value).startswith("x.yaml:7: ")
+
+
+def test_an_alias_bomb_in_a_large_file_parsed_in_chunks_is_refused(market):
+    """A card file past yamlcache's chunked size goes the other way through the loader."""
+    bomb = "".join(f"  - {{id: c{n}, name: c, price: 1, kind: 吃食, icon: 🏮, copies: 1}}\n" for n in range(1500))
+    path = market / FOLDER / "goods.yaml"
+    levels = "".join(f"    l{n}: &l{n} [" + ", ".join([f"*l{n - 1}" if n else '"x"'] * 9) + "]\n" for n in range(9))
+    text = path.read_text(encoding="utf-8").replace("  fields:\n", "  x-bomb:\n" + levels + "  fields:\n", 1)
+    path.write_text(text + bomb, encoding="utf-8")
+    assert len(text + bomb) > 64 * 1024
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].startswith("cards/night-market/goods.yaml:14: aliases (*name) expand this value")
+
+
+def test_a_deck_file_linked_to_a_named_pipe_or_a_folder_is_one_line(market):
+    os.mkfifo(market / FOLDER / "pipe")
+    (market / FOLDER / "stalls.yaml").unlink()
+    (market / FOLDER / "stalls.yaml").symlink_to("pipe")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [     # named by the file the link leads to
+        "cards/night-market/pipe: not a regular file (a named pipe, socket or device) (hint: remove it from "
+        "the project's folders; pnp reads only ordinary files)"]
+    (market / FOLDER / "stalls.yaml").unlink()
+    (market / FOLDER / "stalls.yaml").mkdir()
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == ["cards/night-market/stalls.yaml: is a folder, not a file"]
+
+
+def test_a_title_that_says_the_placeholder_is_written_once(tmp_path):
+    from generator.source.load import load_game
+    project = tmp_path / "p"
+    assert pnp(project, "new", "demo", "--title", "My __TITLE__: __GAME__ #1").exit_code == 0
+    assert load_game(Project.at(project), "demo").spec.title == "My __TITLE__: __GAME__ #1"
+
+
+def test_a_file_named_png_that_is_not_a_picture_is_named_without_an_address(tmp_path):
+    from tests.test_inputs import make
+    project = make(tmp_path / "project")
+    (project / "cards/inputs/art/baker.png").write_text("<svg/>", encoding="utf-8")
+    result = pnp(project, "build", "inputs", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.png: not a picture in "
+        "a format its name says (PNG, JPEG or WebP)"]

@@ -37,7 +37,7 @@ def check_title(title: str) -> str:
     return title
 
 
-_YAML_TITLE = re.compile(r"^(\s*title:[ \t]*)__TITLE__[ \t]*$", re.M)
+_YAML_TITLE_OR_TEXT = re.compile(r"^(\s*title:[ \t]*)__TITLE__(?=[ \t]*$)|__TITLE__", re.M)
 
 
 def fill_title(text: str, suffix: str, title: str) -> str:
@@ -50,8 +50,9 @@ def fill_title(text: str, suffix: str, title: str) -> str:
 
         import yaml
         scalar = yaml.safe_dump(title, allow_unicode=True, width=1 << 20).removesuffix("\n...\n").strip()
-        text = _YAML_TITLE.sub(lambda m: m.group(1) + scalar, text)
-        return text.replace("__TITLE__", json.dumps(title, ensure_ascii=False)[1:-1])   # "…" and # comments
+        inside = json.dumps(title, ensure_ascii=False)[1:-1]          # in a "…" string, or a # comment
+        # one pass, so a title that itself says __TITLE__ is not filled in twice
+        return _YAML_TITLE_OR_TEXT.sub(lambda m: m.group(1) + scalar if m.group(1) is not None else inside, text)
     if suffix == ".py":
         return text.replace("__TITLE__", title.replace("\\", "\\\\").replace('"', '\\"'))
     if suffix == ".css":

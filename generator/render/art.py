@@ -180,6 +180,8 @@ def decoded(data: bytes, picture: str):
         pixels = f"{int(found.group(1)):,} pixels" if found else "its size"
         raise ValueError(f"art: {picture}: {pixels} is more than {MAX_PICTURE_PIXELS // 1_000_000} megapixels; "
                          "scale it down (450 dpi at its printed size is enough)") from None
+    except Image.UnidentifiedImageError:
+        raise ValueError(f"art: {picture}: not a picture in a format its name says (PNG, JPEG or WebP)") from None
     except (OSError, SyntaxError, EOFError, ValueError) as exc:
         raise ValueError(f"art: {picture}: the picture is damaged or cut short ({exc})") from None
     if image.mode.startswith("I"):          # 16-bit grey: 0–65535, which an 8-bit conversion clips to white

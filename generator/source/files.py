@@ -30,6 +30,8 @@ def read_regular(path: Path | str, display: str, limit: int, hint: str = "split 
         raise
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise PnpError(Problem(display, None, "is a folder, not a file"))
         if not stat.S_ISREG(info.st_mode):
             raise PnpError(_not_regular(display))
         if info.st_size > limit:

@@ -89,14 +89,25 @@ def _unknown_keys(config: dict, text: str) -> None:
     printers = config.get("printers")
     if isinstance(printers, dict):
         tables += [(f"printers.{name}", value) for name, value in printers.items() if isinstance(value, dict)]
+        for name, value in printers.items():
+            if not isinstance(value, dict):
+                raise PnpError(Problem(CONFIG, _key_line(text, name), f"printers.{name}: a printer's settings are a "
+                                       f"table ([printers.NAME]), got {value!r}",
+                                       "pnp calibrate --printer NAME --offset X,Y writes one"))
     for name, table in tables:
         accepted = KEYS["printers.*" if name.startswith("printers.") else name]
         for key in table:
             if key not in accepted:
                 where = f"{name}.{key}" if name else key
-                found = re.search(rf"^[ \t]*(\[+[ \t]*)?[\"']?{re.escape(key)}\b", text, re.M)
-                line = text[: found.start()].count("\n") + 1 if found else None
-                raise PnpError(Problem(CONFIG, line, f"{where}: unknown key (accepted: {', '.join(accepted)})"))
+                raise PnpError(Problem(CONFIG, _key_line(text, key),
+                                       f"{where}: unknown key (accepted: {', '.join(accepted)})"))
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The line a key is first written on (tomllib keeps no lines): at a line's start, bare or
+    quoted, or in a [table] header."""
+    found = re.search(rf"^[ \t]*(\[+[^\]\n]*?)?[\"']?{re.escape(key)}\b", text, re.M)
+    return text[: found.start()].count("\n") + 1 if found else None
 
 
 def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,

@@ -252,3 +252,18 @@ def test_a_nul_byte_in_a_csv_is_named_at_its_line(game):
     assert result.output.splitlines() == [
         "cards/inputs/goods.csv:3: a NUL byte (U+0000) in the text (hint: delete it: a text file holds none (was it "
         "saved by another program, or pasted?))"]
+
+
+def test_an_entity_in_a_part_not_named_xml_is_refused_too(game):
+    """The workbook's manifest may point its shared strings at any part name."""
+    def move(parts):
+        _with_strings(parts, b'<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', b"&xxe;")
+        parts["xl/strings.dat"] = parts.pop("xl/sharedStrings.xml")
+        for name in ("xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
+            parts[name] = parts[name].replace(b"sharedStrings.xml", b"strings.dat")
+    _workbook(game, ROWS, move)
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1 and "root:" not in result.output
+    assert result.output.splitlines() == [
+        "cards/inputs/goods.xlsx: xl/strings.dat: the XML declares an entity or DTD it may not (EntitiesForbidden); "
+        "a spreadsheet program never writes one (hint: save the sheet again from a spreadsheet program)"]

@@ -161,10 +161,10 @@ def _check_xml_parts(data: bytes, display: str) -> None:
         raise PnpError(Problem(display, None, f"unpacks to more than {MAX_UNZIPPED_BYTES // 1_000_000} MB: not a "
                                "workbook of cards (a zip bomb?)"))
     for member in members:
-        if not member.filename.endswith((".xml", ".rels")):
-            continue
         try:
             with archive.open(member) as part:
+                if not part.peek(64)[:64].lstrip().startswith(b"<"):
+                    continue            # a picture or binary part: no XML (the manifest may name any part)
                 for _ in iterparse(part, events=("start",)):
                     break
         except DefusedXmlException as exc:

@@ -37,11 +37,17 @@ def file_digest(path: Path | str) -> bytes:
     taken = time.time_ns()
     if not stat.S_ISREG(info.st_mode):      # a pipe would block, /dev/zero never end
         raise OSError(errno.EINVAL, "not a regular file", str(path))
-    with open(path, "rb") as handle:        # in pieces: a large file is hashed in little memory
-        found = hashlib.file_digest(handle, "sha256").digest()
+    found = _hash_file(path)
     if info.st_ctime_ns < taken - SETTLED_NS:
         _HASHED[str(path)] = (signature(info), found)
     return found
+
+
+def _hash_file(path: Path | str) -> bytes:
+    """The sha256 of a file, read in pieces: a large file in a game's folder is hashed in little
+    memory."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").digest()
 
 
 def is_regular(path: Path | str) -> bool:

@@ -796,6 +796,7 @@ def test_a_piece_name_is_no_formula_in_the_order_sheet_either(market):
 @pytest.mark.parametrize("content, line", [
     (b"[print]\nduplex = \"long\"\n# \xff\xfe\n", "pnp.toml:3: not UTF-8 text (hint: save the file as UTF-8)"),
     (b"# " + b"x" * 120_000 + b"\n", "pnp.toml: file is 117 KB; the limit is 100 KB (hint: split it or remove pasted data)"),
+    (b'print = "office"\n', "pnp.toml: print must be a table ([print]), got 'office'"),
     (b"[printers]\nback_offset = [1, 1]\n",
      "pnp.toml:2: printers.back_offset: a printer's settings are a table ([printers.NAME]), got [1, 1] (hint: "
      "pnp calibrate --printer NAME --offset X,Y writes one)"),
@@ -868,3 +869,13 @@ def test_a_file_named_png_that_is_not_a_picture_is_named_without_an_address(tmp_
     assert result.exit_code == 1 and result.output.splitlines() == [
         "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.png: not a picture in "
         "a format its name says (PNG, JPEG or WebP)"]
+
+
+def test_link_loops_and_dangling_links_in_the_game_folder_are_not_inputs(market):
+    (market / FOLDER / "loop.yaml").symlink_to("loop.yaml")
+    (market / FOLDER / "gone.yaml").symlink_to("nowhere.yaml")
+    (market / "templates" / GAME / "zero.css").symlink_to("/dev/zero")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    again = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert "up to date" in again.output

@@ -13,14 +13,11 @@ pnp.toml (in the project folder) holds per-printer settings found with `pnp cali
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import math
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-
-import tomlkit
 
 from generator.atomic import write_atomic
 from generator.errors import PnpError, Problem
@@ -150,9 +147,11 @@ def _table(config: dict, key: str, name: str | None = None) -> dict:
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:
     """Save a printer's offset in pnp.toml, its comments and layout kept (tomlkit); under a lock,
     reading the file again inside it, so two calibrations at once both land."""
+    import tomlkit          # here: only a calibration writes pnp.toml (every pnp start imports this module)
     path = root / CONFIG
     with _config_lock(root):
-        read_config(root)       # a mistake in it is said before anything is written
+        config = read_config(root)       # a mistake in it is said before anything is written
+        _table(config, "print"), _table(config, "printers")
         document = tomlkit.parse(_config_text(path)) if path.is_file() else tomlkit.document()
         printers = document.setdefault("printers", tomlkit.table(is_super_table=True))
         entry = printers.setdefault(printer, tomlkit.table())
@@ -168,6 +167,7 @@ def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: 
 def _config_lock(root: Path):
     """An exclusive lock on build/.pnp.toml.lock (a file of its own: pnp.toml itself is replaced
     by each save, so a lock on it would be a lock on a file no longer there)."""
+    import fcntl
     lock = root / "build" / ".pnp.toml.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with open(lock, "a") as handle:

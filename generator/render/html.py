@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import logging
+import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,6 +84,9 @@ def _meant(path: Path, allowed: list[Path]) -> str:
     return ""
 
 
+MAX_TEMPLATE_BYTES = 2_000_000
+
+
 class RecordingLoader(FileSystemLoader):
     """Templates by name under the template folders; each one read (an include, an imported
     macro file) is noted with the hash of its source, for the up-to-date stamp."""
@@ -92,6 +96,7 @@ class RecordingLoader(FileSystemLoader):
         self._candidates: dict[str, list[str]] = {}
 
     def get_source(self, environment, template):
+        self._bounded(template)
         try:
             source, filename, uptodate = super().get_source(environment, template)
         except UnicodeDecodeError as exc:          # named as the template's own error, at its line
@@ -99,6 +104,18 @@ class RecordingLoader(FileSystemLoader):
         reads.note(filename, source.encode("utf-8"))
         # a byte-order mark some editors write is no character of the page (no font draws U+FEFF)
         return source.removeprefix("\ufeff"), filename, uptodate
+
+    def _bounded(self, template: str) -> None:
+        """A template is a few KB: one far larger (data pasted into it) is refused before it is read."""
+        for candidate in self.candidates(template):
+            try:
+                size = os.stat(candidate).st_size
+            except OSError:
+                continue
+            if size > MAX_TEMPLATE_BYTES:
+                raise TemplateSyntaxError(f"template is {size // 1024} KB; the limit is {MAX_TEMPLATE_BYTES // 1000} KB",
+                                          None, template, candidate)
+            return
 
     def _not_utf8(self, template: str, exc: UnicodeDecodeError) -> TemplateSyntaxError:
         for candidate in self.candidates(template):

@@ -879,3 +879,12 @@ def test_link_loops_and_dangling_links_in_the_game_folder_are_not_inputs(market)
     assert result.exit_code == 0, result.output
     again = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
     assert "up to date" in again.output
+
+
+def test_a_linked_gallery_fonts_folder_is_refused_before_a_font_is_written(market, tmp_path):
+    victim = _victim(tmp_path)
+    (market / "build" / GAME / "gallery").mkdir(parents=True)
+    (market / "build" / GAME / "gallery" / "fonts").symlink_to(victim)
+    result = pnp(market, "gallery", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [f"build/night-market/gallery/fonts: {LINK_REFUSED}"]
+    assert sorted(_files(victim)) == ["photo.png", "plan.dxf", "plan.svg"]

@@ -52,7 +52,8 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
     assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
     folder = gallery_folder(project, game)
-    refuse_links(folder / "img", project.build)     # before a file is written there
+    for sub in ("img", "fonts"):           # before a file is written there
+        refuse_links(folder / sub, project.build)
     renderer = CardRenderer(project, assets, game)
     faces = faces_for(game, renderer, [pack])
     rendered = renderer.render(list(faces.values()), jobs=jobs)

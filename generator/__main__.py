@@ -8,7 +8,7 @@ import sys
 
 # The import names of pyproject.toml's dependencies.
 MODULES = ["weasyprint", "pydyf", "reportlab", "PIL", "yaml", "jinja2", "pikepdf", "fontTools", "svglib",
-           "click", "pydantic", "tomli_w", "pypdfium2", "watchfiles", "uharfbuzz", "rich"]
+           "click", "pydantic", "tomlkit", "defusedxml", "pypdfium2", "watchfiles", "uharfbuzz", "rich"]
 FIX = "run `make kit` in the pnp folder, then `./pnp ...` (it uses the virtualenv make kit sets up)"
 
 

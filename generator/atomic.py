@@ -17,6 +17,7 @@ from typing import BinaryIO, Callable, Iterator
 
 import orjson
 
+from generator.errors import PnpError, Problem
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
@@ -174,3 +175,35 @@ def flushed_meanwhile(paths: list[Path]) -> Callable[[], None]:
 def commit(tmp: Path, path: Path) -> None:
     """Put a staged file in place in one step."""
     os.replace(tmp, path)
+
+
+def refuse_links(path: Path, build: Path) -> None:
+    """Stop (PnpError) when `path`, or a folder between `build` and it, is a symbolic link: an
+    output folder pnp fills and clears (a gallery's img/, a pack's -cut/) that leads elsewhere
+    would have pnp write there and delete files there. build/ itself may be a link (to a larger
+    disk): that is the designer's choice, made once for every output."""
+    path = Path(path)
+    try:
+        steps = path.relative_to(build).parts
+    except ValueError:
+        steps = path.parts
+    here = Path(build)
+    for step in steps:
+        here = here / step
+        if here.is_symlink():
+            shown = here.relative_to(build.parent) if here.is_relative_to(build.parent) else here
+            raise PnpError(Problem(str(shown), None, "is a symbolic link; pnp writes and deletes its outputs only "
+                                   "in folders of its own", "remove the link; pnp makes the folder again"))
+
+
+def remove_outputs(folder: Path, build: Path, doomed: Callable[[Path], bool]) -> None:
+    """Delete the files of `folder` (an output folder under `build`) that `doomed` picks, never
+    through a symbolic link (refuse_links); a file that is itself a link is removed as a link.
+    Every deletion of an output outside the caches goes through here."""
+    if not folder.is_dir():
+        return
+    refuse_links(folder, build)
+    for old in folder.iterdir():
+        if (old.is_symlink() or not old.is_dir()) and doomed(old):
+            with contextlib.suppress(FileNotFoundError):   # another build beside this one may have removed it
+                old.unlink()

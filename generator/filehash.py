@@ -11,8 +11,10 @@ one process, reads a font only when it changed.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -33,10 +35,27 @@ def file_digest(path: Path | str) -> bytes:
     if known is not None and known[0] == signature(info):
         return known[1]
     taken = time.time_ns()
-    found = hashlib.sha256(Path(path).read_bytes()).digest()
+    if not stat.S_ISREG(info.st_mode):      # a pipe would block, /dev/zero never end
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    found = _hash_file(path)
     if info.st_ctime_ns < taken - SETTLED_NS:
         _HASHED[str(path)] = (signature(info), found)
     return found
+
+
+def _hash_file(path: Path | str) -> bytes:
+    """The sha256 of a file, read in pieces: a large file in a game's folder is hashed in little
+    memory."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").digest()
+
+
+def is_regular(path: Path | str) -> bool:
+    """Whether path (its links followed) is an ordinary file: a walk of a folder takes only those."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def file_hash(path: Path | str) -> str:

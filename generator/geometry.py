@@ -23,6 +23,13 @@ def pt(mm: float) -> float:
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MIN_MARGIN = 5.0        # mm of paper around every trim: most printers cannot print closer
+BOX_PLAY = 1.0          # mm of room a tuck box leaves beyond its cards each way, so the deck slides
+MAX_BOX_DEPTH = 100.0   # mm: a tuck box deeper than ~300 cards does not close; such a deck is split
+
+
+def box_depth(cards: int, stock_mm: float) -> float:
+    """How deep a tuck box for `cards` cards of `stock_mm` each is (mm), at least 5."""
+    return max(5.0, cards * stock_mm + BOX_PLAY)
 MARK_ROOM = 10.0        # mm the grid would like outside its trim: bleed + gap + a visible crop mark
 MARK_GAP = 1.0          # mm between a card's bleed and its crop mark
 MIN_MARK = 4.0          # shortest useful crop mark

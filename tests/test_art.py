@@ -170,3 +170,104 @@ def test_a_picture_outside_cards_is_refused_at_its_card(tmp_path):
     assert result.exit_code == 1
     assert result.output.strip() == ("cards/inputs/people.yaml:14: card 'baker': portrait: ../../elsewhere.png is "
                                      "outside cards/ (keep a game's pictures in its folder, e.g. art/)")
+
+
+# --- damaged, huge and unusual pictures (issue 38) -----------------------------------------------
+
+def _drawn(project, width: int):
+    pdf = pikepdf.open(project / "build/inputs/inputs-2p-a4.pdf")
+    found = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
+             and o.get("/Width") == width]
+    assert len(found) == 1
+    return pikepdf.PdfImage(found[0]).as_pil_image()
+
+
+def test_16_bit_grey_art_prints_its_greys(tmp_path):
+    project = make(tmp_path / "project")
+    Image.new("I;16", (950, 1300), 30000).save(project / "cards/inputs/art/baker.png")
+    assert pnp(project, *ARGS).exit_code == 0
+    assert _drawn(project, 950).convert("L").getpixel((475, 650)) == 117       # 30000 / 256, not white
+
+
+def test_a_photos_exif_orientation_is_applied(tmp_path):
+    """Stored on its side (1300 × 950, red on top) with orientation 6, 'turn 90° clockwise to view':
+    printed upright, 950 × 1300, red on the right."""
+    project = make(tmp_path / "project")
+    stored = Image.new("RGB", (1300, 950), (20, 60, 200))
+    stored.paste((220, 30, 30), (0, 0, 1300, 475))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    stored.save(project / "cards/inputs/art/baker.jpg", exif=exif.tobytes(), quality=95)
+    deck = project / PEOPLE
+    deck.write_text(deck.read_text().replace("art/baker.png", "art/baker.jpg"))
+    assert pnp(project, *ARGS).exit_code == 0
+    upright = _drawn(project, 950).convert("RGB")
+    assert upright.height > 1290         # upright (cropped a few pixels to the card's shape)
+    right, left = upright.getpixel((900, 650)), upright.getpixel((50, 650))
+    assert right[0] > 180 > right[2] and left[2] > 150 > left[0]
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A PNG that says it is width × height pixels, with a few bytes of picture."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("picture, message", [
+    ("truncated", "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.png: the picture "
+                  "is damaged or cut short (image file is truncated)"),
+    ("huge", "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.png: 400,000,000 pixels "
+             "is more than 100 megapixels; scale it down (450 dpi at its printed size is enough)"),
+    ("large", "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.png: 120,000,000 "
+              "pixels is more than 100 megapixels; scale it down (450 dpi at its printed size is enough)"),
+])
+def test_a_damaged_or_huge_picture_is_one_line_naming_it(tmp_path, picture, message):
+    import time
+    project = make(tmp_path / "project")
+    art = project / "cards/inputs/art/baker.png"
+    if picture == "truncated":
+        Image.effect_noise((950, 1300), 60).convert("RGB").save(art)
+        art.write_bytes(art.read_bytes()[: art.stat().st_size // 2])
+    else:
+        art.write_bytes(_png_header_only(*((20000, 20000) if picture == "huge" else (12000, 10000))))
+    started = time.monotonic()
+    result = pnp(project, *ARGS)
+    assert result.exit_code == 1 and time.monotonic() - started < 30
+    assert message in result.output.splitlines(), result.output
+    assert "Traceback" not in result.output and not (project / "build/inputs/inputs-2p-a4.pdf").exists()
+
+
+def test_decoding_a_picture_is_not_counted_in_the_templates_time_budget(tmp_path, monkeypatch):
+    """A large photo may take seconds to decode; the template's 2 s are for its own loops."""
+    import time
+
+    from generator.render import art
+    real = art.decoded
+
+    def slow(data, picture):
+        started = time.process_time()
+        while time.process_time() - started < 2.2:
+            pass
+        return real(data, picture)
+    monkeypatch.setattr(art, "decoded", slow)
+    project = make(tmp_path / "project")
+    result = pnp(project, *ARGS, "--jobs", "1")
+    assert result.exit_code == 0, result.output
+
+
+def test_an_svg_picture_nested_too_deep_is_one_line(tmp_path):
+    project = make(tmp_path / "project")
+    (project / "cards/inputs/art/baker.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 14">' + "<g>" * 20000 + '<rect width="10" height="14"/>'
+        + "</g>" * 20000 + "</svg>")
+    deck = project / PEOPLE
+    deck.write_text(deck.read_text().replace("art/baker.png", "art/baker.svg"))
+    result = pnp(project, *ARGS)
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.svg: elements nested "
+        "more than 200 deep; a drawing needs a few levels"]

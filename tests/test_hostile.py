@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -487,3 +488,403 @@ def test_preflight_of_its_own_manifest_finds_nothing_to_say_about_it(market_pack
     result = pnp(market_pack.parent, "preflight", str(market_pack))
     assert result.exit_code == 0, result.output
     assert "does not describe" not in result.output
+
+
+# --- round three (issue 38) ---------------------------------------------------------------------
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def _victim(tmp_path) -> Path:
+    victim = tmp_path / "elsewhere"
+    victim.mkdir()
+    for name in ("photo.png", "plan.svg", "plan.dxf"):
+        (victim / name).write_bytes(b"keep me")
+    return victim
+
+
+def test_gallery_deletes_nothing_through_a_linked_img_folder(market, tmp_path):
+    victim = _victim(tmp_path)
+    (market / "build" / GAME / "gallery").mkdir(parents=True)
+    (market / "build" / GAME / "gallery" / "img").symlink_to(victim)
+    result = pnp(market, "gallery", GAME)
+    assert result.exit_code == 1 and _files(victim) == {n: b"keep me" for n in ("photo.png", "plan.svg", "plan.dxf")}
+    assert result.output.splitlines() == [
+        "build/night-market/gallery/img: is a symbolic link; pnp writes and deletes its outputs only in folders "
+        "of its own (hint: remove the link; pnp makes the folder again)"]
+
+
+@pytest.mark.parametrize("linked", ["night-market-2p-a4-silhouette-cut", ""])
+def test_a_cutter_build_deletes_nothing_through_a_link(market, tmp_path, linked):
+    """The -cut folder, or the game's whole output folder, linked elsewhere: refused before a
+    file is written there (old temporary files are swept from the game's folder too)."""
+    victim = _victim(tmp_path)
+    (victim / ".night-market-2p-a4.pdf.1-1.tmp").write_bytes(b"keep me")
+    os.utime(victim / ".night-market-2p-a4.pdf.1-1.tmp", (0, 0))
+    (market / "build").mkdir()
+    if linked:
+        (market / "build" / GAME).mkdir()
+    (market / "build" / GAME / linked if linked else market / "build" / GAME).symlink_to(victim)
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--cutter", "silhouette")
+    assert result.exit_code == 1 and len(_files(victim)) == 4 and set(_files(victim).values()) == {b"keep me"}
+    shown = f"build/night-market/{linked}" if linked else "build/night-market"
+    assert result.output.splitlines()[-1] == (
+        f"{shown}: is a symbolic link; pnp writes and deletes its outputs only in folders of its own "
+        "(hint: remove the link; pnp makes the folder again)")
+
+
+def test_serve_root_page_escapes_folder_names(server, tmp_path):
+    build = tmp_path / "project" / "build"
+    for name in ('<script>alert(1)<', 'a"b&c'):
+        (build / name / "gallery").mkdir(parents=True)
+        (build / name / "gallery" / "index.html").write_text("x", encoding="utf-8")
+    status, body, _ = _get(server, "/")
+    assert status == 200 and b"<script>" not in body
+    assert body.count(b"<li>") == 3
+    assert b'<a href="/%3Cscript%3Ealert%281%29%3C/gallery/">&lt;script&gt;alert(1)&lt;/gallery</a>' in body
+    assert b'<a href="/a%22b%26c/gallery/">a&quot;b&amp;c/gallery</a>' in body
+
+
+def test_shop_order_sheet_cells_are_never_formulas(market):
+    for card, name in (("走马灯", "=1+2"), ("福袋", "@A1"), ("米酒", "-2+3"), ("花糕", "+A1")):
+        _edit(market, "goods.yaml", f"name: {card},", f"name: \"{name}\",")
+    result = pnp(market, "export", GAME, "--shop", "png", "--players", "2")
+    assert result.exit_code == 0, result.output
+    import csv
+    import io
+    import zipfile
+    archive = zipfile.ZipFile(next((market / "build" / GAME).glob("*png*.zip")))
+    names = {row["card"]: row["name"] for row in csv.DictReader(io.StringIO(archive.read("counts.csv").decode()))}
+    assert [names[c] for c in ("lantern", "gift", "beer", "blossom", "dice")] == ["'=1+2", "'@A1", "'-2+3", "'+A1", "骰子摊"]
+
+
+@pytest.mark.parametrize("cell, safe", [("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"), ("\tx", "'\tx"),
+                                        ("\rx", "'\rx"), ("a=b", "a=b"), (-3, -3), ("", "")])
+def test_spreadsheet_safe_cells(cell, safe):
+    from generator.export.shops import spreadsheet_safe
+    assert spreadsheet_safe(cell) == safe
+
+
+def _socket_at(path: Path) -> None:
+    import socket
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.close()
+
+
+@pytest.mark.parametrize("make", [os.mkfifo, _socket_at], ids=["named-pipe", "socket"])
+def test_a_deck_file_that_is_a_pipe_or_socket_is_one_line_at_once(market, make):
+    (market / FOLDER / "stalls.yaml").unlink()
+    make(market / FOLDER / "stalls.yaml")
+    import time
+    started = time.monotonic()
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1 and time.monotonic() - started < 10
+    assert result.output.splitlines() == [
+        "cards/night-market/stalls.yaml: not a regular file (a named pipe, socket or device) "
+        "(hint: remove it from the project's folders; pnp reads only ordinary files)"]
+
+
+def test_pipes_sockets_and_devices_the_game_does_not_name_are_not_read(market):
+    os.mkfifo(market / FOLDER / "notes.yaml")
+    _socket_at(market / "templates" / GAME / "x.sock")
+    (market / FOLDER / "zero.bin").symlink_to("/dev/zero")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_file_size_limit_is_one_line_and_exit_1(market):
+    import resource
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PNP_SERVER": "0"}
+    result = subprocess.run([sys.executable, "-m", "generator", "--project", str(market), "build", GAME, "--players",
+                             "2", "--paper", "a4"], capture_output=True, text=True, preexec_fn=limit, env=env,
+                            cwd=market, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1] == ("build: cannot write: File too large (hint: a file-size limit "
+                                              "(ulimit -f) is below what the build writes; raise it)")
+    assert not list((market / "build").rglob("*.pdf")) and not list((market / "build").rglob("*.tmp"))
+
+
+CONFIG_TEXT = """# Printers in the studio (measured 2026-11-30)
+[print]
+printer = "office"   # the one by the window
+
+[printers.office]
+back_offset = [0.8, -1.2]   # mm
+duplex = "long"
+"""
+
+
+def test_calibrate_keeps_the_comments_and_layout_of_pnp_toml(market):
+    (market / "pnp.toml").write_text(CONFIG_TEXT, encoding="utf-8")
+    assert pnp(market, "calibrate", "--printer", "office", "--offset", "0.5,0.25").exit_code == 0
+    assert pnp(market, "calibrate", "--printer", "lab", "--offset", "-1,2").exit_code == 0
+    assert (market / "pnp.toml").read_text(encoding="utf-8") == CONFIG_TEXT.replace(
+        '"office"   #', '"lab"   #').replace("[0.8, -1.2]", "[0.5, 0.25]") + "\n[printers.lab]\nback_offset = [-1.0, 2.0]\nduplex = \"long\"\n"
+
+
+def test_two_calibrations_at_once_both_land(market):
+    """Each run reads pnp.toml again under the lock: neither overwrites the other's printer."""
+    import sys
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PNP_SERVER": "0"}
+    for attempt in range(3):
+        (market / "pnp.toml").write_text(CONFIG_TEXT, encoding="utf-8")
+        runs = [subprocess.Popen([sys.executable, "-m", "generator", "--project", str(market), "calibrate",
+                                  "--printer", f"p{attempt}-{n}", "--offset", f"{n},{n}"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for n in range(4)]
+        assert all(run.wait(timeout=120) == 0 for run in runs)
+        import tomllib
+        saved = tomllib.loads((market / "pnp.toml").read_text(encoding="utf-8"))
+        assert set(saved["printers"]) == {"office"} | {f"p{attempt}-{n}" for n in range(4)}
+
+
+@pytest.mark.parametrize("text, line", [
+    ('[print]\nduplx = "short"\n', 'pnp.toml:2: print.duplx: unknown key (accepted: duplex, printer)'),
+    ('[printers.office]\nback_ofset = [1, 1]\n',
+     'pnp.toml:2: printers.office.back_ofset: unknown key (accepted: back_offset, duplex)'),
+    ('[pdfx]\nicc = "x.icc"\n[prnt]\nprinter = "a"\n', 'pnp.toml:3: prnt: unknown key (accepted: pdfx, print, printers)'),
+])
+def test_an_unknown_key_in_pnp_toml_is_named_with_the_accepted_ones(market, text, line):
+    (market / "pnp.toml").write_text(text, encoding="utf-8")
+    for args in (("build", GAME, "--players", "2", "--paper", "a4"), ("calibrate", "--printer", "x", "--offset", "1,1")):
+        result = pnp(market, *args)
+        assert result.exit_code == 1 and result.output.splitlines() == [line]
+    assert (market / "pnp.toml").read_text(encoding="utf-8") == text
+
+
+BOMB = "".join(f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}" if n else '"lol"'] * 9) + "]\n" for n in range(9))
+
+
+@pytest.mark.parametrize("name, text, line, size", [
+    ("cards/g/i18n/en.yaml", "language: en\ntexts:\n" + "".join("  " + row for row in BOMB.splitlines(True)), 9,
+     "5,380,840"),
+    ("cards/g/claims.yaml", BOMB, 7, "5,380,840"),
+    ("cards/g/goods.yaml", "tags: [&t \"" + "夜" * 2000 + "\"" + ", *t" * 60000 + "]\n", 1, "1,260,022"),
+])
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, name, text, line, size):
+    """A translation catalogue, claims, any YAML: refused by the loader in well under a second."""
+    import time
+    from generator.source.yamlsrc import load_yaml
+    (tmp_path / "x.yaml").write_text(text, encoding="utf-8")
+    started = time.monotonic()
+    with pytest.raises(PnpError) as raised:
+        load_yaml(tmp_path / "x.yaml", name)
+    assert time.monotonic() - started < 1
+    assert str(raised.value) == (f"{name}:{line}: aliases (*name) expand this value to {size} items, 1,000,000 more "
+                                 "than the file's own at most (an item is a value, or 100 characters of text) (hint: "
+                                 "a YAML alias bomb? use each alias for a small shared value)")
+
+
+def test_aliases_that_share_a_base_are_not_a_bomb(tmp_path):
+    """The usual use: a base mapping merged into each of many cards."""
+    from generator.source.yamlsrc import load_yaml
+    cards = "".join(f"  - {{<<: *base, id: c{n}}}\n" for n in range(3000))
+    (tmp_path / "x.yaml").write_text("base: &base {" + ", ".join(f"k{n}: v" for n in range(30)) + "}\ncards:\n" + cards)
+    assert len(load_yaml(tmp_path / "x.yaml", "x.yaml")["cards"]) == 3000
+
+
+@pytest.mark.parametrize("icc", ["/etc/hostname", "fifo"])
+def test_a_wrong_icc_profile_is_refused_before_anything_is_written(market, icc):
+    if icc == "fifo":
+        icc = str(market / "shop.icc")
+        os.mkfifo(icc)
+    result = pnp(market, "export", GAME, "--shop", "dtc", "--pdfx", "--icc", icc)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [f"--icc: ICC profile {icc} not found" if icc.endswith("shop.icc") else
+                                          f"{icc}: not an ICC profile"]
+    assert not (market / "build" / GAME).exists() or not any((market / "build" / GAME).iterdir())
+
+
+def test_a_byte_order_mark_on_any_input_is_not_an_error(market):
+    """Editors on Windows write one at the start of any text file: a template, a stylesheet, the
+    rules module, pnp.toml, a data file. None of them prints U+FEFF or fails on it."""
+    for name in ("templates/night-market/goods.html", "templates/night-market/market.css",
+                 "cards/night-market/rules.py", "cards/night-market/game.yaml", "cards/night-market/claims.yaml"):
+        (market / name).write_bytes(b"\xef\xbb\xbf" + (market / name).read_bytes())
+    (market / "pnp.toml").write_bytes(b'\xef\xbb\xbf[print]\nduplex = "long"\n')
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_stylesheet_import_of_a_named_pipe_is_refused_not_waited_on(market):
+    os.mkfifo(market / "templates" / GAME / "extra.css")
+    css = market / "templates" / GAME / "market.css"
+    css.write_text('@import "extra.css";\n' + css.read_text(encoding="utf-8"), encoding="utf-8")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1 and result.output.splitlines()[-1] == (
+        "cards/night-market/goods.yaml:15: goods faces: blocked: extra.css is not a regular file (a named pipe, "
+        "socket or device)")
+
+
+def test_a_rules_module_far_too_large_is_one_line(market):
+    rules = market / FOLDER / "rules.py"
+    rules.write_text(rules.read_text(encoding="utf-8") + "#" * 1_100_000 + "\n", encoding="utf-8")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "cards/night-market/rules.py: file is 1074 KB; the limit is 1000 KB (hint: split it or remove pasted data)"]
+
+
+# --- round three, red team: the new code attacked (issue 38) -----------------------------------
+
+LINK_REFUSED = ("is a symbolic link; pnp writes and deletes its outputs only in folders of its own (hint: remove the "
+                "link; pnp makes the folder again)")
+
+
+def test_a_linked_gallery_folder_above_img_is_refused_too(market, tmp_path):
+    victim = _victim(tmp_path)
+    (market / "build" / GAME).mkdir(parents=True)
+    (market / "build" / GAME / "gallery").symlink_to(victim)
+    result = pnp(market, "gallery", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [f"build/night-market/gallery: {LINK_REFUSED}"]
+    assert sorted(_files(victim)) == ["photo.png", "plan.dxf", "plan.svg"]
+
+
+def test_a_linked_build_folder_is_the_designers_choice(market, tmp_path):
+    """build/ itself on another disk: allowed, and old images are still cleared inside it."""
+    elsewhere = tmp_path / "disk"
+    elsewhere.mkdir()
+    (market / "build").symlink_to(elsewhere)
+    assert pnp(market, "gallery", GAME).exit_code == 0
+    stale = elsewhere / GAME / "gallery" / "img" / "stale.png"
+    stale.write_bytes(b"old")
+    assert pnp(market, "gallery", GAME).exit_code == 0 and not stale.exists()
+
+
+def test_a_link_or_folder_among_old_images_is_removed_as_a_link_or_left(market, tmp_path):
+    victim = _victim(tmp_path)
+    img = market / "build" / GAME / "gallery" / "img"
+    img.mkdir(parents=True)
+    (img / "old.png").symlink_to(victim / "photo.png")
+    (img / "dir.png").mkdir()
+    assert pnp(market, "gallery", GAME).exit_code == 0
+    assert not (img / "old.png").is_symlink() and (victim / "photo.png").read_bytes() == b"keep me"
+    assert (img / "dir.png").is_dir()
+
+
+def test_serve_redirects_to_a_gallery_whose_name_has_a_line_break(tmp_path):
+    project = tmp_path / "project"
+    (project / "cards").mkdir(parents=True)
+    gallery = project / "build" / "a\r\nSet-Cookie: x=1" / "gallery"
+    gallery.mkdir(parents=True)
+    (gallery / "index.html").write_text("x", encoding="utf-8")
+    started, box = threading.Event(), {}
+    threading.Thread(target=serve, args=(Project.at(project), 0),
+                     kwargs={"say": lambda _: None, "ready": lambda s: (box.update(s=s), started.set())},
+                     daemon=True).start()
+    assert started.wait(10)
+    try:
+        status, _, location = _get(box["s"].server_address[1], "/")
+        assert status == 302 and location == "/a%0D%0ASet-Cookie%3A%20x%3D1/gallery/"
+    finally:
+        box["s"].shutdown()
+
+
+def test_a_piece_name_is_no_formula_in_the_order_sheet_either(market):
+    _edit(market, "pieces.yaml", "name: 夜市计分板", 'name: "=HYPERLINK(1)"')
+    result = pnp(market, "export", GAME, "--shop", "png", "--players", "2")
+    assert result.exit_code == 0, result.output
+    import zipfile
+    sheet = zipfile.ZipFile(next((market / "build" / GAME).glob("*png*.zip"))).read("counts.csv").decode()
+    assert "'=HYPERLINK(1)" in sheet and ",=HYPERLINK" not in sheet
+
+
+@pytest.mark.parametrize("content, line", [
+    (b"[print]\nduplex = \"long\"\n# \xff\xfe\n", "pnp.toml:3: not UTF-8 text (hint: save the file as UTF-8)"),
+    (b"# " + b"x" * 120_000 + b"\n", "pnp.toml: file is 117 KB; the limit is 100 KB (hint: split it or remove pasted data)"),
+    (b'print = "office"\n', "pnp.toml: print must be a table ([print]), got 'office'"),
+    (b"[printers]\nback_offset = [1, 1]\n",
+     "pnp.toml:2: printers.back_offset: a printer's settings are a table ([printers.NAME]), got [1, 1] (hint: "
+     "pnp calibrate --printer NAME --offset X,Y writes one)"),
+])
+def test_a_broken_pnp_toml_is_one_line_and_calibrate_leaves_it(market, content, line):
+    (market / "pnp.toml").write_bytes(content)
+    result = pnp(market, "calibrate", "--printer", "office", "--offset", "1,1")
+    assert result.exit_code == 1 and result.output.splitlines() == [line]
+    assert (market / "pnp.toml").read_bytes() == content
+
+
+@pytest.mark.parametrize("printer", ['office "2"', "a.b", "x]y", "打印机"])
+def test_calibrate_saves_any_printer_name_so_a_build_finds_it(market, printer):
+    assert pnp(market, "calibrate", "--printer", printer, "--offset", "0.5,-0.5").exit_code == 0
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--printer", printer)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].startswith(f"printer '{printer}': backs shifted by 0.5,-0.5 mm")
+
+
+def test_a_merge_key_bomb_is_refused(tmp_path):
+    from generator.source.yamlsrc import load_yaml
+    text = "a0: &a0 {k: v}\n" + "".join(
+        f"a{n}: &a{n} {{<<: [" + ", ".join([f"*a{n - 1}"] * 1) + "], " + ", ".join(f"m{i}: *a{n - 1}" for i in range(9))
+        + "}\n" for n in range(1, 9))
+    (tmp_path / "x.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(PnpError) as raised:
+        load_yaml(tmp_path / "x.yaml", "x.yaml")
+    assert "aliases (*name) expand this value to" in str(raised.value) and str(raised.value).startswith("x.yaml:7: ")
+
+
+def test_an_alias_bomb_in_a_large_file_parsed_in_chunks_is_refused(market):
+    """A large card file (past 64 KB) is bounded the same way."""
+    bomb = "".join(f"  - {{id: c{n}, name: c, price: 1, kind: 吃食, icon: 🏮, copies: 1}}\n" for n in range(1500))
+    path = market / FOLDER / "goods.yaml"
+    levels = "".join(f"    l{n}: &l{n} [" + ", ".join([f"*l{n - 1}" if n else '"x"'] * 9) + "]\n" for n in range(9))
+    text = path.read_text(encoding="utf-8").replace("  fields:\n", "  x-bomb:\n" + levels + "  fields:\n", 1)
+    path.write_text(text + bomb, encoding="utf-8")
+    assert len(text + bomb) > 64 * 1024
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].startswith("cards/night-market/goods.yaml:14: aliases (*name) expand this value")
+
+
+def test_a_deck_file_linked_to_a_named_pipe_or_a_folder_is_one_line(market):
+    os.mkfifo(market / FOLDER / "pipe")
+    (market / FOLDER / "stalls.yaml").unlink()
+    (market / FOLDER / "stalls.yaml").symlink_to("pipe")
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [     # named by the file the link leads to
+        "cards/night-market/pipe: not a regular file (a named pipe, socket or device) (hint: remove it from "
+        "the project's folders; pnp reads only ordinary files)"]
+    (market / FOLDER / "stalls.yaml").unlink()
+    (market / FOLDER / "stalls.yaml").mkdir()
+    result = pnp(market, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == ["cards/night-market/stalls.yaml: is a folder, not a file"]
+
+
+def test_a_title_that_says_the_placeholder_is_written_once(tmp_path):
+    from generator.source.load import load_game
+    project = tmp_path / "p"
+    assert pnp(project, "new", "demo", "--title", "My __TITLE__: __GAME__ #1").exit_code == 0
+    assert load_game(Project.at(project), "demo").spec.title == "My __TITLE__: __GAME__ #1"
+
+
+def test_a_file_named_png_that_is_not_a_picture_is_named_without_an_address(tmp_path):
+    from tests.test_inputs import make
+    project = make(tmp_path / "project")
+    (project / "cards/inputs/art/baker.png").write_text("<svg/>", encoding="utf-8")
+    result = pnp(project, "build", "inputs", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "templates/inputs/person.html:2: people/baker (face): template failed: art: art/baker.png: not a picture in "
+        "a format its name says (PNG, JPEG or WebP)"]
+
+
+def test_link_loops_and_dangling_links_in_the_game_folder_are_not_inputs(market):
+    (market / FOLDER / "loop.yaml").symlink_to("loop.yaml")
+    (market / FOLDER / "gone.yaml").symlink_to("nowhere.yaml")
+    (market / "templates" / GAME / "zero.css").symlink_to("/dev/zero")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    again = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert "up to date" in again.output
+
+
+def test_a_linked_gallery_fonts_folder_is_refused_before_a_font_is_written(market, tmp_path):
+    victim = _victim(tmp_path)
+    (market / "build" / GAME / "gallery").mkdir(parents=True)
+    (market / "build" / GAME / "gallery" / "fonts").symlink_to(victim)
+    result = pnp(market, "gallery", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [f"build/night-market/gallery/fonts: {LINK_REFUSED}"]
+    assert sorted(_files(victim)) == ["photo.png", "plan.dxf", "plan.svg"]

@@ -168,6 +168,8 @@ def test_a_files_hash_is_taken_again_whenever_it_may_have_changed(tmp_path, monk
     read = []
     real_read = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
+    real_hash = filehash._hash_file
+    monkeypatch.setattr(filehash, "_hash_file", lambda path: read.append(Path(path).name) or real_hash(path))
     later = filehash.time.time_ns() + 3 * filehash.SETTLED_NS   # hashed long after its last change
     monkeypatch.setattr(filehash.time, "time_ns", lambda: later)
     settled = filehash.file_digest(card)
@@ -196,6 +198,8 @@ def test_a_build_reads_each_font_file_once(tmp_path, monkeypatch):
     read = []
     real_read = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
+    real_hash = filehash._hash_file
+    monkeypatch.setattr(filehash, "_hash_file", lambda path: read.append(Path(path).name) or real_hash(path))
     result = pnp(project, *args)
     assert result.exit_code == 0 and "rendered 1 face" in result.output, result.output
     assert sorted(set(read) & set(fonts)) and sorted(n for n in read if n in fonts) == sorted(set(read) & set(fonts))
@@ -207,6 +211,7 @@ def test_the_stamp_takes_the_hash_of_what_the_build_wrote(tmp_path, monkeypatch)
     after it was written is read."""
     import hashlib
     import json
+    from generator import filehash
     from generator.source import stamp
     project = make(tmp_path / "inputs")
     args = ("build", "inputs", "--players", "2", "--paper", "a4")
@@ -216,6 +221,8 @@ def test_the_stamp_takes_the_hash_of_what_the_build_wrote(tmp_path, monkeypatch)
     read = []
     real_read = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or real_read(self))
+    real_hash = filehash._hash_file
+    monkeypatch.setattr(filehash, "_hash_file", lambda path: read.append(Path(path).name) or real_hash(path))
     result = pnp(project, *args)
     assert result.exit_code == 0 and "rendered 1 face" in result.output, result.output
     assert read.count(Path(PACK).name) == 1             # the last pack, built on; not the new one

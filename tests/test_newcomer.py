@@ -324,3 +324,68 @@ def test_a_missing_library_inside_a_command_names_the_fix(demo, monkeypatch):
     monkeypatch.setattr(load, "load_game", bug)
     result = pnp(demo, "list")
     assert result.exit_code == 3 and result.output.startswith("internal error: ModuleNotFoundError")
+
+
+@pytest.mark.parametrize("damage", ["broken-font", "no-bold", "not-a-tarball"])
+def test_assets_add_from_a_damaged_package_is_one_line_and_writes_nothing(demo, tmp_path, damage):
+    fonts = {p.name: p.read_bytes() for p in (demo / "fonts").iterdir() if p.is_file()}
+    offline = tmp_path / "packs"
+    offline.mkdir()
+    tgz = offline / "expo-google-fonts-noto-sans-sc-0.4.3.tgz"
+    from fontTools.ttLib import TTFont
+    font = TTFont(demo / "fonts/NotoSansSC-Regular.ttf")       # 龘 drawn as 一, as above
+    for table in font["cmap"].tables:
+        if table.isUnicode():
+            table.cmap[0x9F98] = table.cmap[0x4E00]
+    out = io.BytesIO()
+    font.save(out)
+    regular = out.getvalue()
+    if damage == "not-a-tarball":
+        tgz.write_bytes(b"\x1f\x8b not gzip at all")
+    else:
+        members = {"400Regular/NotoSansSC_400Regular.ttf": regular, "LICENSE_FONT": b"OFL"}
+        if damage == "broken-font":
+            members["700Bold/NotoSansSC_700Bold.ttf"] = regular[:2000]
+        _tgz(tgz, members)
+    result = pnp(demo, "assets", "add", "龘", "--from", str(offline))
+    expected = {
+        "broken-font": f"{tgz}:package/700Bold/NotoSansSC_700Bold.ttf: not a readable font",
+        "no-bold": f"{tgz}:package/700Bold/NotoSansSC_700Bold.ttf: not in the package (hint: is it the package pnp names?)",
+        "not-a-tarball": f"{tgz}: not a readable npm package (.tgz): ",
+    }[damage]
+    assert result.exit_code == 1 and len(result.output.splitlines()) == 1, result.output
+    assert result.output.startswith(expected) and "Traceback" not in result.output
+    assert {p.name: p.read_bytes() for p in (demo / "fonts").iterdir() if p.is_file()} == fonts
+
+
+def test_a_cjk_extension_b_character_is_not_taken_for_an_emoji():
+    from generator.commands.assets import _is_emoji
+    assert not _is_emoji("\U00020000") and not _is_emoji("\U0002A6A5") and _is_emoji("🦩") and _is_emoji("☀")
+
+
+TITLES = ["Catan: Seafarers", "Blood Bowl #2", 'The "Best" Game', "Back\\slash \"\"\" */ end", "- dash: [a] {b} & *c"]
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_new_writes_any_title_as_it_was_given(tmp_path, title):
+    from generator.source.load import load_game
+    project = tmp_path / "p"
+    assert pnp(project, "new", "demo", "--title", title).exit_code == 0
+    assert pnp(project, "validate", "demo").exit_code == 0
+    game = load_game(Project.at(project), "demo")
+    assert game.spec.title == title
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("scaffold_rules", project / "cards/demo/rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.__doc__.startswith(f"Rules of {title}:")
+    css = (project / "templates/demo/cards.css").read_text(encoding="utf-8")
+    assert css.index("*/") > css.index("Positions are relative")        # the comment ends where it did
+
+
+@pytest.mark.parametrize("title", ["two\nlines", "   ", "bell\x07"])
+def test_new_refuses_a_title_that_is_not_one_line(tmp_path, title):
+    result = pnp(tmp_path / "p", "new", "demo", "--title", title)
+    assert result.exit_code == 1 and not (tmp_path / "p").exists()
+    assert result.output.splitlines() == [f"--title: a title is one line of printable text, got {title!r}"
+                                          .replace("\n", "⏎").replace("\x07", "\\x07")]

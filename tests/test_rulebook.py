@@ -208,6 +208,8 @@ def test_a_changed_rules_constant_changes_the_printed_text(tmp_path):
     (3, "先到 {{ derived.nothing_here }} 文", "expression error: "),
     (3, "{{ figure('card', 'goods/no-such-card') }}", "expression error: figure: no card 'goods/no-such-card'"),
     (3, "{% for x in packs %}", "template error: "),
+    (3, "a NUL \x00 in the text", "a NUL byte (U+0000) in the text (hint: delete it: a text file holds none"),
+    (3, "an escape \x1b[2J code", "an escape character (U+001B) in the text (hint: delete it"),
 ])
 def test_a_broken_rulebook_is_one_line_and_writes_nothing(tmp_path, line, text, message):
     project = _project(tmp_path / "p")

@@ -172,3 +172,98 @@ def test_a_table_takes_its_rows_from_a_spreadsheet(game):
     (game / "cards/inputs/stations.csv").write_text('id,name,stops\nnorth,North,"1;x"\n')
     result = pnp(game, "validate", "inputs")
     assert result.output.strip() == "cards/inputs/stations.csv:2:stops: item 2: expected a whole number, got 'x'"
+
+
+# --- hostile and broken workbooks (issue 38) -----------------------------------------------------
+
+def _workbook(game, rows, edit=None) -> None:
+    """goods.xlsx with these rows (shared strings, as a spreadsheet program writes them); `edit`
+    changes the unpacked parts (name -> bytes) before they are zipped again."""
+    import io
+    import zipfile
+    book = Workbook()
+    for row in rows:
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    parts = {i.filename: zipfile.ZipFile(out).read(i) for i in zipfile.ZipFile(out).infolist()}
+    if edit:
+        edit(parts)
+    target = io.BytesIO()
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    _sheet(game, "goods.xlsx", "")
+    (game / "cards/inputs/goods.xlsx").write_bytes(target.getvalue())
+
+
+ROWS = [["id", "name", "value", "copies"], ["salt", "Salt", 1, 1], ["silk", "Silk", 3, 1], ["jade", "Jade", 5, 1]]
+SHEET = "xl/worksheets/sheet1.xml"
+
+
+def _with_strings(parts, prolog: bytes, reference: bytes) -> None:
+    """The first shared string replaced by an entity reference, its declaration before the root."""
+    strings = parts.get("xl/sharedStrings.xml")
+    if strings is None:         # openpyxl writes strings inline: move one into a sharedStrings part
+        strings = (b'<?xml version="1.0" encoding="UTF-8"?>\n<sst xmlns="http://schemas.openxmlformats.org/'
+                   b'spreadsheetml/2006/main" count="1" uniqueCount="1"><si><t>x</t></si></sst>')
+    head, _, rest = strings.partition(b"<sst")
+    parts["xl/sharedStrings.xml"] = head + prolog + b"<sst" + rest.replace(b"<t>", b"<t>" + reference, 1)
+
+
+@pytest.mark.parametrize("prolog, kind", [
+    (b'<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', "EntitiesForbidden"),
+    (b'<!DOCTYPE sst [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+     b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]>', "EntitiesForbidden"),
+])
+def test_an_xlsx_with_an_entity_is_refused_before_it_is_read(game, prolog, kind):
+    _workbook(game, ROWS, lambda parts: _with_strings(parts, prolog, b"&xxe;" if b"xxe" in prolog else b"&d;"))
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1 and "root:" not in result.output
+    assert result.output.splitlines() == [
+        f"cards/inputs/goods.xlsx: xl/sharedStrings.xml: the XML declares an entity or DTD it may not ({kind}); a "
+        "spreadsheet program never writes one (hint: save the sheet again from a spreadsheet program)"]
+
+
+def test_an_xlsx_whose_dimension_understates_its_rows_keeps_every_card(game):
+    import re
+    _workbook(game, ROWS, lambda parts: parts.update({SHEET: re.sub(rb'<dimension ref="[^"]*"', b'<dimension ref="A2:B3"',
+                                                                      parts[SHEET])}))
+    import zipfile
+    assert b'<dimension ref="A2:B3"' in zipfile.ZipFile(game / "cards/inputs/goods.xlsx").read(SHEET)
+    assert [card.id for card in _cards(game)] == ["salt", "silk", "jade"]
+
+
+def test_a_formula_without_a_saved_value_is_named_as_such(game):
+    rows = [list(row) for row in ROWS]
+    rows[3][2] = "=C2+C3"
+    _workbook(game, rows)
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "cards/inputs/goods.xlsx[Sheet]:4:value: formula =C2+C3 has no saved value (hint: open the workbook in a "
+        "spreadsheet program and save it (that stores each formula's value), or export the sheet as CSV)"]
+
+
+def test_a_nul_byte_in_a_csv_is_named_at_its_line(game):
+    _sheet(game, "goods.csv", "id,name,value,copies\nsalt,Salt,1,1\nsilk,Si\0lk,3,1\njade,Jade,5,1\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "cards/inputs/goods.csv:3: a NUL byte (U+0000) in the text (hint: delete it: a text file holds none (was it "
+        "saved by another program, or pasted?))"]
+
+
+def test_an_entity_in_a_part_not_named_xml_is_refused_too(game):
+    """The workbook's manifest may point its shared strings at any part name."""
+    def move(parts):
+        _with_strings(parts, b'<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', b"&xxe;")
+        parts["xl/strings.dat"] = parts.pop("xl/sharedStrings.xml")
+        for name in ("xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
+            parts[name] = parts[name].replace(b"sharedStrings.xml", b"strings.dat")
+    _workbook(game, ROWS, move)
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1 and "root:" not in result.output
+    assert result.output.splitlines() == [
+        "cards/inputs/goods.xlsx: xl/strings.dat: the XML declares an entity or DTD it may not (EntitiesForbidden); "
+        "a spreadsheet program never writes one (hint: save the sheet again from a spreadsheet program)"]

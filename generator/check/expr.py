@@ -180,6 +180,21 @@ def time_budget(seconds: float = TIME_BUDGET):
         signal.signal(signal.SIGPROF, previous)
 
 
+@contextlib.contextmanager
+def outside_budget():
+    """Work a template asks of the engine rather than does itself (decoding a card's picture: a
+    large photo takes a second or more) is not counted in its time budget: the alarm is held."""
+    remaining = (signal.getitimer(signal.ITIMER_PROF)[0]
+                 if threading.current_thread() is threading.main_thread() else 0)
+    if remaining:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    try:
+        yield
+    finally:
+        if remaining:
+            signal.setitimer(signal.ITIMER_PROF, remaining)
+
+
 def guarded(function):
     """function(), its runaway failures (too big, too slow, too deep) as LimitError."""
     try:

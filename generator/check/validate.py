@@ -9,7 +9,7 @@ the computed values (a recorded contradiction is a note, an unexpected one an er
 from __future__ import annotations
 
 import inspect
-
+import re
 from typing import Any
 
 from generator.source.assets import Assets, describe_char, icon_hint
@@ -37,6 +37,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += pack_checks(project, game)
     problems += template_checks(project, game)
     problems += size_checks(game)
+    problems += tuck_box_checks(game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
     problems += rulebook_checks(project, game, assets)
@@ -186,6 +187,37 @@ def size_checks(game: Game) -> list[Problem]:
     return problems
 
 
+def tuck_box_checks(game: Game) -> list[Problem]:
+    """The decks tuck_boxes groups exist, and no pack fills a box deeper than one can close."""
+    from generator.geometry import MAX_BOX_DEPTH, box_depth
+    spec, game_file = game.spec.tuck_boxes, f"cards/{game.id}/game.yaml"
+    if spec is None:
+        return []
+    raw = game.files.get(game_file)
+    problems = []
+    for g, group in enumerate(spec.groups or []):
+        for d, deck_id in enumerate(group):
+            if deck_id not in game.decks:
+                line = line_at(raw, ("tuck_boxes", "groups", g, d))[1] if raw is not None else None
+                problems.append(Problem(game_file, line, f"tuck_boxes: no deck '{deck_id}'",
+                                        f"decks: {', '.join(game.decks)}"))
+    if problems:
+        return problems
+    groups = spec.groups or [[d.id] for d in game.decks.values() if d.spec.stock == "card"]
+    line = line_at(raw, ("tuck_boxes",))[1] if raw is not None else None
+    for pack in game.packs:
+        for group in groups:
+            cards = sum(copies for deck_id in group if deck_id in pack.decks
+                        for _, copies in game.pack_cards(pack, deck_id))
+            depth = box_depth(cards, spec.stock_mm)
+            if depth > MAX_BOX_DEPTH:
+                problems.append(Problem(game_file, line, f"{pack.label}: the tuck box of {' + '.join(group)} would be "
+                                        f"{depth:g} mm deep ({cards} cards of {spec.stock_mm:g} mm); the limit is "
+                                        f"{MAX_BOX_DEPTH:g} mm", "split the deck over boxes (tuck_boxes: groups) "
+                                        "or check stock_mm"))
+    return problems
+
+
 def template_checks(project: Project, game: Game) -> list[Problem]:
     problems = []
     wanted = [(f"cards/{game.id}/game.yaml", "css", css) for css in game.spec.css]
@@ -193,12 +225,39 @@ def template_checks(project: Project, game: Game) -> list[Problem]:
         wanted += [(deck.file, "face", deck.spec.face)]
         wanted += [(deck.file, "back", deck.spec.back)] if deck.spec.back else []
         wanted += [(deck.file, "css", css) for css in deck.spec.css]
+    checked = set()
     for file, key, name in wanted:
-        if project.template(name) is None:
+        path = project.template(name)
+        if path is None:
             where = ("css",) if file.endswith("game.yaml") else ("deck", key)
             _, line = line_at(game.files[file], where) if file in game.files else (file, None)
             problems.append(Problem(file, line, f"template '{name}' not found under templates/"))
+        elif path not in checked:
+            checked.add(path)
+            problems += _page_rule(project, path)
     return problems
+
+
+_PAGE_RULE = re.compile(r"@page\b", re.I)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def _page_rule(project: Project, path) -> list[Problem]:
+    """A game's own @page rule would resize or re-margin every card's page (each page is the card's
+    trim and bleed, set by the engine): one line at the rule, rather than a preflight line per page."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []            # the render says what is wrong with the file itself
+    if "@page" not in text.lower():
+        return []
+    bare = _CSS_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    found = _PAGE_RULE.search(bare)
+    if found is None:
+        return []
+    return [Problem(project.display(path), bare.count("\n", 0, found.start()) + 1,
+                    "@page: a card's page is its trim and bleed, set by the engine; this rule would change every card",
+                    "remove it; a card's size is card.size in game.yaml (or deck.size)")]
 
 
 def text_checks(game: Game, assets: Assets) -> list[Problem]:

@@ -10,15 +10,17 @@ file written is named.
 from __future__ import annotations
 
 import re
+import struct
 import tarfile
 import unicodedata
 import urllib.error
 import urllib.request
+import zlib
 from io import BytesIO
 from pathlib import Path
 
 from fontTools import subset
-from fontTools.ttLib import TTFont
+from fontTools.ttLib import TTFont, TTLibError
 
 from generator.atomic import write_atomic
 from generator.errors import PnpError, Problem
@@ -59,7 +61,11 @@ def package(project: Project, name: str, version: str, offline: Path | None) -> 
         if not path.is_file():
             raise PnpError(Problem(str(path), None, "not found",
                                    f"on a machine with the network run: npm pack {name}@{version}"))
-        return tarfile.open(path)
+        try:
+            return tarfile.open(path)
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise PnpError(Problem(str(path), None, f"not a readable npm package (.tgz): {exc}",
+                                   f"make it again: npm pack {name}@{version}")) from None
     cached = project.build / ".cache" / "npm" / file
     if not cached.is_file():
         url = f"{REGISTRY}/{name}/-/{name.split('/')[-1]}-{version}.tgz"
@@ -94,7 +100,7 @@ def add(project: Project, text: str, offline: Path | None = None, say=print) -> 
 
 def _is_emoji(char: str) -> bool:
     """A pictograph Twemoji may have (not a letter or a hanzi, which belong in a font)."""
-    return unicodedata.category(char) in ("So", "Sk") or ord(char) >= 0x1F000
+    return unicodedata.category(char) in ("So", "Sk") or 0x1F000 <= ord(char) <= 0x1FAFF   # not CJK Ext. B–H
 
 
 def _add_icons(project: Project, text: str, archive: tarfile.TarFile, say) -> list[str]:
@@ -111,7 +117,11 @@ def _add_icons(project: Project, text: str, archive: tarfile.TarFile, say) -> li
             target = folder / f"{name}.svg"
             if target.exists():
                 continue
-            svg = re.sub(r"\s+", " ", archive.extractfile(svgs[name]).read().decode("utf-8")).strip()
+            raw = _member(archive, svgs[name].name)
+            try:
+                svg = re.sub(r"\s+", " ", raw.decode("utf-8")).strip()
+            except UnicodeDecodeError:
+                raise PnpError(Problem(f"{archive.name}:{svgs[name].name}", None, "not UTF-8 text")) from None
             write_atomic(target, (svg + "\n").encode("utf-8"))
             written.append(project.display(target))
             say(f"wrote {project.display(target)}: {seq} (Twemoji {TWEMOJI[1]}, CC-BY 4.0)")
@@ -124,11 +134,11 @@ def _add_icons(project: Project, text: str, archive: tarfile.TarFile, say) -> li
 
 
 def _add_to_fonts(project: Project, chars: list[str], archive: tarfile.TarFile, say) -> list[str]:
-    written = []
+    """Both weights made first, then written: a damaged second font leaves the first as it was."""
+    made = []
     for bundled, member in NOTO_FILES.items():
         target = project.fonts / bundled
-        source = TTFont(archive.extractfile(f"package/{member}"))
-        have = set(source.getBestCmap())
+        source, have = _font(archive, f"package/{member}")
         lacking = [c for c in chars if ord(c) not in have]
         if lacking:
             raise PnpError(Problem(text_of(lacking), None, f"not in Noto Sans SC ({NOTO_SC[0]} {NOTO_SC[1]})",
@@ -137,15 +147,58 @@ def _add_to_fonts(project: Project, chars: list[str], archive: tarfile.TarFile, 
         if not kept <= have:
             raise PnpError(Problem(project.display(target), None, "has characters the package's font lacks; "
                                    "it was not made from it, so it is left as it is"))
-        write_atomic(target, subset_font(source, kept | {ord(c) for c in chars}))
-        written.append(project.display(target))
-        say(f"wrote {project.display(target)}: added {text_of(chars)} ({len(kept) + len(chars)} characters)")
+        made.append((target, _subset(source, kept | {ord(c) for c in chars}, f"{archive.name}:package/{member}"),
+                     len(kept)))
     licence = project.fonts / "OFL-NotoSansSC.txt"
-    if not licence.exists():
-        write_atomic(licence, archive.extractfile("package/LICENSE_FONT").read())
+    licence_text = None if licence.exists() else _member(archive, "package/LICENSE_FONT")
+    written = []
+    for target, data, kept in made:
+        write_atomic(target, data)
+        written.append(project.display(target))
+        say(f"wrote {project.display(target)}: added {text_of(chars)} ({kept + len(chars)} characters)")
+    if licence_text is not None:
+        write_atomic(licence, licence_text)
         written.append(project.display(licence))
         say(f"wrote {project.display(licence)}: the font's licence (SIL OFL 1.1)")
     return written
+
+
+MAX_MEMBER_BYTES = 100_000_000     # the Noto Sans SC fonts are ~10 MB each
+
+
+def _member(archive: tarfile.TarFile, name: str) -> bytes:
+    """One file of the package, bounded; a missing or damaged one is a located line."""
+    where = f"{archive.name}:{name}"
+    try:
+        info = archive.getmember(name)
+        if not info.isfile() or info.size > MAX_MEMBER_BYTES:
+            raise PnpError(Problem(where, None, f"not a file of at most {MAX_MEMBER_BYTES // 1_000_000} MB"))
+        return archive.extractfile(info).read()
+    except KeyError:
+        raise PnpError(Problem(where, None, "not in the package", "is it the package pnp names?")) from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise PnpError(Problem(where, None, f"cannot be read from the package: {exc}")) from None
+
+
+# What fontTools raises on a damaged font, by where the damage is.
+_FONT_ERRORS = (TTLibError, struct.error, KeyError, IndexError, ValueError, AssertionError, EOFError, TypeError)
+
+
+def _font(archive: tarfile.TarFile, name: str) -> tuple[TTFont, set[int]]:
+    try:
+        font = TTFont(BytesIO(_member(archive, name)))
+        return font, set(font.getBestCmap() or {})
+    except _FONT_ERRORS as exc:
+        raise PnpError(Problem(f"{archive.name}:{name}", None, f"not a readable font ({type(exc).__name__}: {exc})",
+                               "the package is damaged: download it again")) from None
+
+
+def _subset(font: TTFont, unicodes: set[int], where: str) -> bytes:
+    try:
+        return subset_font(font, unicodes)
+    except _FONT_ERRORS as exc:
+        raise PnpError(Problem(where, None, f"not a readable font ({type(exc).__name__}: {exc})",
+                               "the package is damaged: download it again")) from None
 
 
 def text_of(chars: list[str]) -> str:

@@ -119,10 +119,11 @@ def handles_problems(func):
 
 # Faults of the machine (a read-only or full disk, a file where a folder should be): one line, exit 1.
 ENVIRONMENT_ERRORS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG,
-                      errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.EMFILE, errno.EIO}
+                      errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.EMFILE, errno.EIO, errno.EFBIG}
 _HINTS = {errno.ENOSPC: "free some space on the disk", errno.EDQUOT: "free some space on the disk",
           errno.EROFS: "build on a writable disk (--project DIR)", errno.EACCES: "make build/ writable",
-          errno.EPERM: "make build/ writable"}
+          errno.EPERM: "make build/ writable",
+          errno.EFBIG: "a file-size limit (ulimit -f) is below what the build writes; raise it"}
 
 
 def _environment_problem(exc: OSError):
@@ -628,7 +629,10 @@ def new_game(ctx, game, title, lang, project_dir):
     project folder GAME/ is made around it, with the fonts, icons and schemas it needs."""
     from pathlib import Path
 
-    from generator.commands.newgame import new_game as make, new_project
+    from generator.commands.newgame import check_id, check_title, new_game as make, new_project
+    check_id(game)                      # before any folder is made
+    if title is not None:
+        check_title(title)
     given = project_dir or ctx.find_root().params.get("project_dir")
     root = Path(given).resolve() if given else find_root(".")
     if root is None:

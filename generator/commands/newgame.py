@@ -31,8 +31,38 @@ def check_id(game_id: str) -> None:
                                "for example: river-crossing"))
 
 
+def check_title(title: str) -> str:
+    if not title.strip() or any(not c.isprintable() for c in title):
+        raise PnpError(Problem("--title", None, f"a title is one line of printable text, got {title!r}"))
+    return title
+
+
+_YAML_TITLE_OR_TEXT = re.compile(r"^(\s*title:[ \t]*)__TITLE__(?=[ \t]*$)|__TITLE__", re.M)
+
+
+def fill_title(text: str, suffix: str, title: str) -> str:
+    """The scaffold's __TITLE__ replaced by the title as each kind of file writes it: a YAML value
+    by a YAML emitter (`Catan: Seafarers` is quoted, `Blood Bowl #2` keeps its #), inside a YAML
+    "string" or a Python docstring with its quotes and backslashes escaped, in a CSS comment
+    without an end of comment."""
+    if suffix == ".yaml":
+        import json
+
+        import yaml
+        scalar = yaml.safe_dump(title, allow_unicode=True, width=1 << 20).removesuffix("\n...\n").strip()
+        inside = json.dumps(title, ensure_ascii=False)[1:-1]          # in a "…" string, or a # comment
+        # one pass, so a title that itself says __TITLE__ is not filled in twice
+        return _YAML_TITLE_OR_TEXT.sub(lambda m: m.group(1) + scalar if m.group(1) is not None else inside, text)
+    if suffix == ".py":
+        return text.replace("__TITLE__", title.replace("\\", "\\\\").replace('"', '\\"'))
+    if suffix == ".css":
+        return text.replace("__TITLE__", title.replace("*/", "* /"))
+    return text.replace("__TITLE__", title)
+
+
 def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en") -> list[str]:
     check_id(game_id)
+    title = check_title(title) if title is not None else game_id.replace("-", " ").title()
     cards, templates = root / "cards" / game_id, root / "templates" / game_id
     for folder in (cards, templates):
         if folder.exists():
@@ -45,7 +75,6 @@ def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en
                                        "run pnp new inside a project that has them"))
             shutil.copytree(CHECKOUT / shared, root / shared)
             written.append(f"{shared}/")
-    values = {"__GAME__": game_id, "__TITLE__": title or game_id.replace("-", " ").title()}
     if lang not in SCAFFOLD_LANGUAGES:
         raise PnpError(Problem(lang, None, f"pnp new writes games in {' or '.join(SCAFFOLD_LANGUAGES)}"))
     scaffold = SCAFFOLD / lang
@@ -57,10 +86,8 @@ def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en
             if path.suffix in PICTURES:
                 out.write_bytes(path.read_bytes())
             else:
-                text = path.read_text(encoding="utf-8")
-                for key, value in values.items():
-                    text = text.replace(key, value)
-                out.write_text(text, encoding="utf-8")
+                text = path.read_text(encoding="utf-8").replace("__GAME__", game_id)
+                out.write_text(fill_title(text, path.suffix, title), encoding="utf-8")
             written.append(str(out.relative_to(root)))
     schemas = root / "schemas"
     if not schemas.is_dir():
@@ -76,6 +103,8 @@ def new_project(folder: Path, game_id: str, title: str | None = None, lang: str 
         raise PnpError(Problem(folder.name, None, "already exists and is not empty; pnp new never overwrites",
                                "pick another name, or run pnp new inside the project to add a game"))
     check_id(game_id)                  # before anything is made
+    if title is not None:
+        check_title(title)
     (folder / "cards").mkdir(parents=True, exist_ok=True)
     written = new_game(folder, game_id, title, lang)
     (folder / ".gitignore").write_text("build/\n", encoding="utf-8")

@@ -11,14 +11,15 @@ import functools
 import re
 import http.server
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
+from html import escape
+from urllib.parse import quote, unquote, urlsplit
 
 from babel import Locale, UnknownLocaleError
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from generator.source.assets import Assets
-from generator.atomic import write_atomic
+from generator.atomic import refuse_links, remove_outputs, write_atomic
 from generator.sheets.kit import check_game, faces_for, pick_pack
 from generator.source.game import Game
 from generator.source.i18n import plural_forms, translator
@@ -51,6 +52,8 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
     assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
     folder = gallery_folder(project, game)
+    for sub in ("img", "fonts"):           # before a file is written there
+        refuse_links(folder / sub, project.build)
     renderer = CardRenderer(project, assets, game)
     faces = faces_for(game, renderer, [pack])
     rendered = renderer.render(list(faces.values()), jobs=jobs)
@@ -75,9 +78,8 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
                                  f"{deck.trim[0]:g} × {deck.trim[1]:g} mm"))
     entries += _pieces(project, assets, game, pack, folder)
     used = {e.front for e in entries} | {e.back for e in entries if e.back}
-    for old in (folder / "img").glob("*.png"):       # images of cards since changed
-        if f"img/{old.name}" not in used:
-            old.unlink(missing_ok=True)   # another build beside this one may have removed it
+    remove_outputs(folder / "img", project.build,      # images of cards since changed
+                   lambda old: old.suffix == ".png" and f"img/{old.name}" not in used)
     fonts = [{"family": f.family, "weight": f.weight, "url": f"fonts/{f.path.stem}.ttf"} for f in assets.fonts]
     page = _page(game, pack, entries, fonts)
     _subset_fonts(assets, folder, page)
@@ -211,7 +213,7 @@ class GalleryHandler(http.server.SimpleHTTPRequestHandler):
         path = urlsplit(self.path).path
         if path == "/":
             games = galleries(self.build)
-            self._redirect(f"/{games[0]}/" if len(games) == 1 else None, games)
+            self._redirect(f"/{quote(games[0])}/" if len(games) == 1 else None, games)
             return False
         file = self.gallery_file(path)
         if file is None:
@@ -253,7 +255,8 @@ class GalleryHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        links = "".join(f'<li><a href="/{g}/">{g}</a></li>' for g in games) or "<li>none yet: run pnp gallery GAME</li>"
+        # a folder under build/ is named by whoever made it: quoted in the link, escaped in the text
+        links = "".join(f'<li><a href="/{quote(g)}/">{escape(g)}</a></li>' for g in games) or "<li>none yet: run pnp gallery GAME</li>"
         body = f'<!DOCTYPE html><meta charset="utf-8"><title>pnp galleries</title><ul>{links}</ul>'.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

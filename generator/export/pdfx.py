@@ -47,7 +47,12 @@ def system_profile() -> Path | None:
     return None
 
 
+MAX_PROFILE_BYTES = 20_000_000      # a CMYK printer profile is 0.5–5 MB
+
+
 def find_profile(root: Path, given: str | None) -> Path:
+    """The profile's path, read and checked to be a CMYK printer profile before the export writes
+    anything (a wrong --icc found after the zip is written leaves half an export)."""
     from generator.source.options import read_config
     configured = read_config(root).get("pdfx", {}).get("icc")
     for candidate, origin in ((given, "--icc"), (configured, "pnp.toml [pdfx] icc")):
@@ -55,12 +60,21 @@ def find_profile(root: Path, given: str | None) -> Path:
             path = (root / candidate) if not Path(candidate).is_absolute() else Path(candidate)
             if not path.is_file():
                 raise PnpError(Problem(origin, None, f"ICC profile {candidate} not found"))
-            return path
+            return _checked(path)
     system = system_profile()
     if system is not None:
-        return system
+        return _checked(system)
     raise PnpError(Problem("--pdfx", None, "PDF/X needs the CMYK ICC profile the shop prints to",
                            "pass --icc FILE (ask the shop, e.g. FOGRA39 or GRACoL) or set [pdfx] icc in pnp.toml"))
+
+
+def _checked(path: Path) -> Path:
+    from generator.source.files import read_regular
+    try:
+        check_profile(read_regular(path, str(path), MAX_PROFILE_BYTES, None), path)
+    except OSError as exc:
+        raise PnpError(Problem(str(path), None, f"cannot read the ICC profile: {exc.strerror or exc}")) from None
+    return path
 
 
 def check_profile(data: bytes, path: Path) -> str:

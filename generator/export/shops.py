@@ -247,7 +247,7 @@ def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), 
     """The order sheet: what to order of every image, and every deck and piece the shop cannot print,
     with why."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = _SafeCsv(out)
     writer.writerow(["kind", "deck", "card", "name", "count", "product", "width_px", "height_px", "dpi", "fronts",
                      "backs", "note"])
     backs = {(i.deck.id, i.card.id): i for i in items if i.side == "back"}
@@ -280,6 +280,25 @@ def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), 
                          f"{rules.pages} pages of {w:g} × {h:g} mm in reading order: print double-sided, "
                          "fold and staple as a booklet"])
     return out.getvalue()
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell):
+    """A text cell a spreadsheet would take for a formula (a card named `=1+2` or `@SUM(1)`)
+    starts with an apostrophe, which the spreadsheet shows as text (OWASP's CSV injection rule)."""
+    return "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_START) else cell
+
+
+class _SafeCsv:
+    """csv.writer whose text cells go through spreadsheet_safe."""
+
+    def __init__(self, out):
+        self._writer = csv.writer(out, lineterminator="\n")
+
+    def writerow(self, row) -> None:
+        self._writer.writerow([spreadsheet_safe(cell) for cell in row])
 
 
 def _png_size(png: bytes) -> tuple[int, int]:

@@ -29,6 +29,8 @@ from generator.source import reads
 from generator.source.schema import IMAGE_TYPES
 
 MIN_DPI, TARGET_DPI, MAX_DPI = 300, 450, 600
+MAX_PICTURE_PIXELS = 100_000_000    # an A2 poster at 300 dpi is 35 million; more is a mistake or a bomb
+MAX_PICTURE_BYTES = 200_000_000
 JPEG_QUALITY = 90
 _FOCUS = re.compile(r"^\s*(-?\d+(?:\.\d+)?)%\s+(-?\d+(?:\.\d+)?)%\s*$")
 
@@ -68,9 +70,10 @@ class ArtPlacer:
         left, top, w, h = _box(box, trim, bleed, width, height)
         path = self._source(picture)
         if path.suffix.lower() == ".svg":
+            _check_svg(path, picture)
             url, dpi, pixels = path.relative_to(self.root).as_posix(), math.inf, (0, 0)
         else:
-            url, dpi, pixels = self._raster(path, fit, fx, fy, w, h)
+            url, dpi, pixels = self._raster(path, picture, fit, fx, fy, w, h)
         card = self.current
         if dpi < MIN_DPI and card is not None and not any(c.card is card and c.picture == picture for c in self.coarse):
             self.coarse.append(Coarse(card, picture, pixels, dpi))
@@ -89,21 +92,27 @@ class ArtPlacer:
             raise ValueError(f"art: no picture {picture} in the game folder")
         return path
 
-    def _raster(self, path: Path, fit: str, fx: float, fy: float, w: float, h: float):
-        data = path.read_bytes()
+    def _raster(self, path: Path, picture: str, fit: str, fx: float, fy: float, w: float, h: float):
+        from generator.errors import PnpError
+        from generator.source.files import read_regular
+        try:
+            data = read_regular(path, picture, MAX_PICTURE_BYTES)
+        except PnpError as exc:
+            raise ValueError(f"art: {exc.problems[0].message.replace('file is', f'{picture} is')}") from None
         reads.note(path, data)
         key = (hashlib.sha256(data).hexdigest(), fit, fx, fy, w, h, self.target, self.ceiling, self.keep_profiles,
                _method())
         if key not in self._made:
-            self._made[key] = self._prepare(data, key)
+            from generator.check.expr import outside_budget
+            with outside_budget():          # the picture's decoding is not the template's time
+                self._made[key] = self._prepare(data, key, picture)
         return self._made[key]
 
-    def _prepare(self, data: bytes, key: tuple) -> tuple[str, float, tuple[int, int]]:
+    def _prepare(self, data: bytes, key: tuple, picture: str) -> tuple[str, float, tuple[int, int]]:
         """(URL of the prepared picture, its dpi as printed, the source pixels that show)."""
         from PIL import Image
         _, fit, fx, fy, w, h, target, ceiling, keep, _ = key
-        image = Image.open(io.BytesIO(data))
-        image.load()
+        image = decoded(data, picture)
         mm_per_px = (max if fit == "cover" else min)(w / image.width, h / image.height)
         if fit == "cover":                    # only what shows is kept
             vw, vh = min(image.width, round(w / mm_per_px)), min(image.height, round(h / mm_per_px))
@@ -132,6 +141,52 @@ class ArtPlacer:
         if profile:
             self.profiles[url] = profile
         return url, min(dpi, target) if dpi > ceiling else dpi, shown
+
+
+def _check_svg(path: Path, picture: str) -> None:
+    """An SVG picture is read as a bounded regular file and nested a sane depth (WeasyPrint draws
+    a 20,000-deep one as nothing, and the face with it)."""
+    from generator.errors import PnpError
+    from generator.source.assets import svg_depth_problem
+    from generator.source.files import read_regular
+    try:
+        data = read_regular(path, picture, MAX_PICTURE_BYTES)
+    except PnpError as exc:
+        raise ValueError(f"art: {picture}: {exc.problems[0].message}") from None
+    reads.note(path, data)
+    problem = svg_depth_problem(data)
+    if problem:
+        raise ValueError(f"art: {picture}: {problem}")
+
+
+def decoded(data: bytes, picture: str):
+    """The picture's pixels, upright (a phone photo's EXIF orientation applied) and 8 bits a
+    channel; ValueError, naming the picture, for one too large to decode (its size is read from
+    its header first) or damaged. A picture cut short is an error here whatever WeasyPrint has
+    set for its own images (it lets Pillow load truncated files, process-wide)."""
+    import warnings
+
+    from PIL import Image, ImageFile, ImageOps
+    ImageFile.LOAD_TRUNCATED_IMAGES = False
+    Image.MAX_IMAGE_PIXELS = MAX_PICTURE_PIXELS     # Pillow's own check, from the header, before decoding
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+        image.load()
+        image = ImageOps.exif_transpose(image)
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        pixels = f"{int(found.group(1)):,} pixels" if found else "its size"
+        raise ValueError(f"art: {picture}: {pixels} is more than {MAX_PICTURE_PIXELS // 1_000_000} megapixels; "
+                         "scale it down (450 dpi at its printed size is enough)") from None
+    except Image.UnidentifiedImageError:
+        raise ValueError(f"art: {picture}: not a picture in a format its name says (PNG, JPEG or WebP)") from None
+    except (OSError, SyntaxError, EOFError, ValueError) as exc:
+        raise ValueError(f"art: {picture}: the picture is damaged or cut short ({exc})") from None
+    if image.mode.startswith("I"):          # 16-bit grey: 0–65535, which an 8-bit conversion clips to white
+        image = image.convert("I").point(lambda v: v / 256).convert("L")
+    return image
 
 
 def _holds(path: Path, data: bytes) -> bool:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import html
 import logging
+import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, TemplateSyntaxError, pass_context, select_autoescape
 from markupsafe import Markup, escape
 
 from generator.check.expr import BoundedSandbox
@@ -43,12 +44,16 @@ def fenced_fetcher(roots: list[Path]):
             path = Path(unquote(parsed.path)).resolve()
             if not any(path.is_relative_to(root) for root in allowed):
                 self._refuse(f"blocked: {path} is outside the project's folders{_meant(path, allowed)}")
+            if path.exists() and not path.is_file():     # a named pipe would block, a device never end
+                self._refuse(f"blocked: {path.name} is not a regular file (a named pipe, socket or device)")
             if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
                 self._refuse(f"blocked: {path.name} is {path.stat().st_size // 2**20} MB; an image, stylesheet or "
                              f"font a card uses may be at most {MAX_FILE_BYTES // 2**20} MB")
             response = super().fetch(url, headers)
-            data = response.read()          # read once: the bytes recorded are the bytes drawn
+            data = response.read(MAX_FILE_BYTES + 1)    # read once: the bytes recorded are the bytes drawn
             response.close()
+            if len(data) > MAX_FILE_BYTES:             # grown since it was looked at
+                self._refuse(f"blocked: {path.name} is more than {MAX_FILE_BYTES // 2**20} MB")
             self.fetched[str(path)] = reads.digest(data)
             reads.note_hash(path, self.fetched[str(path)])
             return URLFetcherResponse(response.url, data, response.headers, response.status)
@@ -78,6 +83,9 @@ def _meant(path: Path, allowed: list[Path]) -> str:
     return ""
 
 
+MAX_TEMPLATE_BYTES = 2_000_000
+
+
 class RecordingLoader(FileSystemLoader):
     """Templates by name under the template folders; each one read (an include, an imported
     macro file) is noted with the hash of its source, for the up-to-date stamp."""
@@ -87,9 +95,33 @@ class RecordingLoader(FileSystemLoader):
         self._candidates: dict[str, list[str]] = {}
 
     def get_source(self, environment, template):
-        source, filename, uptodate = super().get_source(environment, template)
+        self._bounded(template)
+        try:
+            source, filename, uptodate = super().get_source(environment, template)
+        except UnicodeDecodeError as exc:          # named as the template's own error, at its line
+            raise self._not_utf8(template, exc) from None
         reads.note(filename, source.encode("utf-8"))
-        return source, filename, uptodate
+        # a byte-order mark some editors write is no character of the page (no font draws U+FEFF)
+        return source.removeprefix("\ufeff"), filename, uptodate
+
+    def _bounded(self, template: str) -> None:
+        """A template is a few KB: one far larger (data pasted into it) is refused before it is read."""
+        for candidate in self.candidates(template):
+            try:
+                size = os.stat(candidate).st_size
+            except OSError:
+                continue
+            if size > MAX_TEMPLATE_BYTES:
+                raise TemplateSyntaxError(f"template is {size // 1024} KB; the limit is {MAX_TEMPLATE_BYTES // 1000} KB",
+                                          None, template, candidate)
+            return
+
+    def _not_utf8(self, template: str, exc: UnicodeDecodeError) -> TemplateSyntaxError:
+        for candidate in self.candidates(template):
+            if Path(candidate).is_file():
+                line = Path(candidate).read_bytes()[: exc.start].count(b"\n") + 1
+                return TemplateSyntaxError("not UTF-8 text (save the file as UTF-8)", line, template, candidate)
+        return TemplateSyntaxError("not UTF-8 text (save the file as UTF-8)", None, template)
 
     def candidates(self, template: str) -> list[str]:
         """Every place the template is looked for, in order: the one used depends on the

@@ -55,6 +55,10 @@ def weasyprint():
         import weasyprint as module
     finally:
         ctypes.util.find_library = real
+    # WeasyPrint lets Pillow load a truncated image, for every image of the process: a picture
+    # cut short would print half black with no word. A damaged image is an error (html.py).
+    from PIL import ImageFile
+    ImageFile.LOAD_TRUNCATED_IMAGES = False
     return module
 
 

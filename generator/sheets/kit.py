@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from generator.source.assets import Assets
-from generator.atomic import read_record as read_json, write_record
+from generator.atomic import read_record as read_json, remove_outputs, write_record
 from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -208,16 +208,17 @@ def _rules(game: Game, assets: Assets, rulebook: RulebookRenderer, papers, optio
 STALE_SECONDS = 3600
 
 
-def sweep_stale(folder) -> None:
+def sweep_stale(folder, build) -> None:
     """Remove temporary files a killed build left behind. Only old ones: a younger one may
     belong to a build running right now beside this one."""
     now = time.time()
-    for tmp in folder.glob(".*.tmp") if folder.is_dir() else []:
+
+    def stale(tmp) -> bool:
         try:
-            if now - tmp.stat().st_mtime > STALE_SECONDS:
-                tmp.unlink()
+            return tmp.name.startswith(".") and tmp.name.endswith(".tmp") and now - tmp.stat().st_mtime > STALE_SECONDS
         except OSError:
-            pass
+            return False
+    remove_outputs(folder, build, stale)
 
 
 def coarse_art(renderer: CardRenderer, draft: bool) -> list[Problem]:
@@ -285,7 +286,7 @@ def _build_edition(project: Project, assets: Assets, game: Game, players, papers
     game_id = game.id
     assets = assets.edition(game.spec.language)
     packs = select_packs(game, players)
-    sweep_stale(project.build / game_id)
+    sweep_stale(project.build / game_id, project.build)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
     for problem in coarse_art(renderer, options.draft):

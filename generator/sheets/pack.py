@@ -18,7 +18,7 @@ import orjson
 import pikepdf
 from pikepdf import Dictionary, Name
 
-from generator.atomic import commit, flushed_meanwhile, stage
+from generator.atomic import commit, flushed_meanwhile, refuse_links, remove_outputs, stage
 from generator.pdfbytes import AS_IS, open_pdf, pdf_bytes, sha256_hex
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
@@ -305,6 +305,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     record = preflight_record(project, game, name)
     memo = Memo.load(record, memo_context(project))
     staged = {}
+    refuse_links(folder / f"{name}-cut", project.build)     # before a cut file is written or removed there
     try:
         listing = manifest_json(manifest)
         for ext, data in (("pdf", pdf), ("json", listing)):
@@ -331,7 +332,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         stamp.note_output(folder / f"{name}.json", hashlib.sha256(listing).hexdigest())
         if sheets:
             sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf_sha, sheets[2], sheets[3])
-        _drop_old_cut_files(folder / f"{name}-cut", cut_file_names(manifest))
+        _drop_old_cut_files(project, folder / f"{name}-cut", cut_file_names(manifest))
         memo.save(record)
     finally:
         for tmp in staged.values():
@@ -352,12 +353,9 @@ def memo_context(project: Project) -> str:
     return checked_context(files)
 
 
-def _drop_old_cut_files(folder, keep: list[str]) -> None:
+def _drop_old_cut_files(project: Project, folder, keep: list[str]) -> None:
     """Cut files of sheets this build no longer has would be cut against the wrong page."""
-    if folder.is_dir():
-        for old in folder.iterdir():
-            if old.name not in keep and old.suffix in (".svg", ".dxf"):
-                old.unlink(missing_ok=True)
+    remove_outputs(folder, project.build, lambda old: old.name not in keep and old.suffix in (".svg", ".dxf"))
 
 
 def written_files(project: Project, pdf_path: str, manifest: dict) -> list[str]:

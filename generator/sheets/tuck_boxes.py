@@ -12,11 +12,11 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from generator.geometry import MIN_MARGIN, PAPERS, Rect, tiles
+from generator.geometry import BOX_PLAY, MIN_MARGIN, PAPERS, Rect, box_depth, tiles
 from generator.pdfbytes import open_pdf
 from generator.sheets.sections import Body, Section
 
-PLAY = 1.0               # mm of room beyond the cards in each direction, so the deck slides in and out
+PLAY = BOX_PLAY           # mm of room beyond the cards in each direction, so the deck slides in and out
 GLUE = 10.0              # mm glue flap
 STOCK_MM = 0.32          # mm a 250 g/m² card is thick (200 g ≈ 0.25, 300 g ≈ 0.38)
 
@@ -67,7 +67,7 @@ class Net:
 
 
 def net_for(trim: tuple[float, float], cards: int, stock_mm: float) -> Net:
-    depth = max(5.0, cards * stock_mm + PLAY)
+    depth = box_depth(cards, stock_mm)
     return Net(trim[0] + PLAY, trim[1] + PLAY, round(depth, 3), round(min(25.0, max(12.0, 0.8 * depth)), 3))
 
 

@@ -259,11 +259,33 @@ def icon_hint(name: str) -> str:
     return f"pnp assets add {name} fetches its Twemoji SVG, or put an .svg in icons/"
 
 
+MAX_SVG_DEPTH = 200       # elements within elements: a drawn icon has a handful of levels
+_TAG = re.compile(rb"<(/?)[A-Za-z][^\s/>]*(?:\"[^\"]*\"|'[^']*'|[^'\">])*?(/?)>")
+
+
+def svg_depth_problem(data: bytes) -> str | None:
+    """An SVG nested thousands of elements deep, which the renderers give up on without a word
+    (a face drawn without its text), or None."""
+    depth = deepest = 0
+    for match in _TAG.finditer(data):
+        if match.group(1):
+            depth -= 1
+        elif not match.group(2):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_SVG_DEPTH:
+                return f"elements nested more than {MAX_SVG_DEPTH} deep; a drawing needs a few levels"
+    return None
+
+
 def svg_problem(data: bytes) -> str | None:
     """Why an SVG is not self-contained, or None: it may refer to nothing but its own parts
-    (#id) and embedded data: URIs."""
+    (#id) and embedded data: URIs, and nests its elements a sane depth."""
     if b"<!ENTITY" in data or b"<!DOCTYPE" in data:
         return "declares a DOCTYPE or entities; icons must be plain SVG"
+    deep = svg_depth_problem(data)
+    if deep:
+        return deep
     for match in _REFERENCE.finditer(data):
         target = (match.group(1) or match.group(2) or b"").strip()
         if not target.startswith(b"data:"):

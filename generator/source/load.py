@@ -22,6 +22,7 @@ from generator.source.edition import apply_catalogue
 from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec,
                                      PiecesFile, TableFile, validation_problems)
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
+from generator.source.files import read_regular
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
@@ -164,7 +165,7 @@ def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Prob
         return rows
     except PnpError as exc:
         problems.extend(Problem(p.path, p.line or (data.line_of(key) if p.path == display else None), p.message,
-                                p.hint) for p in exc.problems)
+                                p.hint, column=p.column) for p in exc.problems)
         return []
 
 
@@ -242,6 +243,11 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         if sheet and isinstance(card_id, int):
             card_id = raw["id"] = str(card_id)
         label = f"{noun} '{card_id}'" if card_id else f"{noun}s[{index}]"
+        if card_id is not None and not isinstance(card_id, str):      # YAML read `id: 123` as a number
+            problems.append(Problem(display, raw.line_of("id"), f"{noun}s[{index}]: id {card_id!r} is a "
+                                    f"{'number' if isinstance(card_id, (int, float)) else type(card_id).__name__}, "
+                                    "not text", f"quote it: id: \"{card_id}\" (YAML reads 007 as 7)"))
+            continue
         if not isinstance(card_id, str) or not card_id:
             problems.append(Problem(display, line, f"{label}: 'id' is missing"))
             continue
@@ -370,12 +376,19 @@ def _check_copies(copies: Any, players: set[int]) -> str | None:
     return "expected a whole number or a mapping of player count to number"
 
 
+MAX_RULES_BYTES = 1_000_000     # a game's rules module is a few hundred lines
+
+
 def _import_rules(project: Project, path: Path, problems: list[Problem]):
     display = project.display(path)
     if not path.is_file():
         problems.append(Problem(display, None, "rules module not found"))
         return None
-    reads.note(path, path.read_bytes())
+    try:
+        reads.note(path, read_regular(path, display, MAX_RULES_BYTES))
+    except PnpError as exc:
+        problems.extend(exc.problems)
+        return None
     name = f"pnp_rules_{path.parent.name.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -12,12 +12,12 @@ pnp.toml (in the project folder) holds per-printer settings found with `pnp cali
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-
-import tomli_w
 
 from generator.atomic import write_atomic
 from generator.errors import PnpError, Problem
@@ -48,15 +48,63 @@ class PrintOptions:
         return "".join(f"-{p}" for p in parts)
 
 
+MAX_CONFIG_BYTES = 100_000     # a few printers' settings; anything larger is not a pnp.toml
+
+# Every key pnp.toml may hold, by table ("printers.*": each printer's own table).
+KEYS = {"": ("pdfx", "print", "printers"), "print": ("duplex", "printer"),
+        "printers.*": ("back_offset", "duplex"), "pdfx": ("icc",)}
+
+
 def read_config(root: Path) -> dict:
     path = root / CONFIG
     if not path.is_file():
         return {}
+    text = _config_text(path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         raise PnpError(Problem(CONFIG, line, f"invalid TOML: {exc}")) from None
+    _unknown_keys(config, text)
+    return config
+
+
+def _config_text(path: Path) -> str:
+    from generator.source.files import read_regular
+    raw = read_regular(path, CONFIG, MAX_CONFIG_BYTES)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise PnpError(Problem(CONFIG, line, "not UTF-8 text", "save the file as UTF-8")) from None
+
+
+def _unknown_keys(config: dict, text: str) -> None:
+    """A typo'd key (`duplx`) would be ignored and the print come out wrong: name it, and the
+    keys its table accepts."""
+    tables = [("", config)] + [(name, config[name]) for name in ("print", "pdfx") if isinstance(config.get(name), dict)]
+    printers = config.get("printers")
+    if isinstance(printers, dict):
+        tables += [(f"printers.{name}", value) for name, value in printers.items() if isinstance(value, dict)]
+        for name, value in printers.items():
+            if not isinstance(value, dict):
+                raise PnpError(Problem(CONFIG, _key_line(text, name), f"printers.{name}: a printer's settings are a "
+                                       f"table ([printers.NAME]), got {value!r}",
+                                       "pnp calibrate --printer NAME --offset X,Y writes one"))
+    for name, table in tables:
+        accepted = KEYS["printers.*" if name.startswith("printers.") else name]
+        for key in table:
+            if key not in accepted:
+                where = f"{name}.{key}" if name else key
+                raise PnpError(Problem(CONFIG, _key_line(text, key),
+                                       f"{where}: unknown key (accepted: {', '.join(accepted)})"))
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The line a key is first written on (tomllib keeps no lines): at a line's start, bare or
+    quoted, or in a [table] header."""
+    found = re.search(rf"^[ \t]*(\[+[^\]\n]*?)?[\"']?{re.escape(key)}\b", text, re.M)
+    return text[: found.start()].count("\n") + 1 if found else None
 
 
 def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, float] | None = None,
@@ -97,12 +145,31 @@ def _table(config: dict, key: str, name: str | None = None) -> dict:
 
 
 def save_printer(root: Path, printer: str, offset: tuple[float, float], duplex: str | None = None) -> Path:
-    config = read_config(root)
-    entry = config.setdefault("printers", {}).setdefault(printer, {})
-    entry["back_offset"] = [round(offset[0], 2), round(offset[1], 2)]
-    if duplex:
-        entry["duplex"] = duplex
-    config.setdefault("print", {})["printer"] = printer
+    """Save a printer's offset in pnp.toml, its comments and layout kept (tomlkit); under a lock,
+    reading the file again inside it, so two calibrations at once both land."""
+    import tomlkit          # here: only a calibration writes pnp.toml (every pnp start imports this module)
     path = root / CONFIG
-    write_atomic(path, tomli_w.dumps(config).encode("utf-8"))
+    with _config_lock(root):
+        config = read_config(root)       # a mistake in it is said before anything is written
+        _table(config, "print"), _table(config, "printers")
+        document = tomlkit.parse(_config_text(path)) if path.is_file() else tomlkit.document()
+        printers = document.setdefault("printers", tomlkit.table(is_super_table=True))
+        entry = printers.setdefault(printer, tomlkit.table())
+        entry["back_offset"] = [round(offset[0], 2), round(offset[1], 2)]
+        if duplex:
+            entry["duplex"] = duplex
+        document.setdefault("print", tomlkit.table())["printer"] = printer
+        write_atomic(path, tomlkit.dumps(document).encode("utf-8"))
     return path
+
+
+@contextlib.contextmanager
+def _config_lock(root: Path):
+    """An exclusive lock on build/.pnp.toml.lock (a file of its own: pnp.toml itself is replaced
+    by each save, so a lock on it would be a lock on a file no longer there)."""
+    import fcntl
+    lock = root / "build" / ".pnp.toml.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

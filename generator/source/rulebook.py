@@ -23,6 +23,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import escape
 
 from generator.errors import PnpError, Problem
+from generator.source.files import control_character, read_regular
 from generator.source.game import Game
 from generator.source.markup import to_html
 from generator.source.schema import RULEBOOK_PAGES, size_mm
@@ -100,15 +101,33 @@ def context_values(game: Game, pack, _: Callable[[str], str]) -> dict:
 
 # --- the passes -------------------------------------------------------------------------------
 
+MAX_RULEBOOK_BYTES = 2_000_000     # a 40-page rulebook is ~100 KB of Markdown
+
+
+def read_text(path: Path, display: str) -> str:
+    """A rulebook's Markdown: a regular file of bounded size, UTF-8 (a byte-order mark is not an
+    error), without control characters; each fault one located line."""
+    try:
+        raw = read_regular(path, display, MAX_RULEBOOK_BYTES)
+    except OSError as exc:
+        raise PnpError(Problem(display, None, f"cannot read the rulebook: {exc.strerror or exc}")) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
+    control = control_character(display, text)
+    if control is not None:
+        raise PnpError(control)
+    return text
+
+
 class Rulebook:
     """One game's rulebook source, read once; `text(pack)` gives its HTML body for a pack."""
 
     def __init__(self, game: Game, path: Path, display: str, assets, _: Callable[[str], str]):
         self.game, self.path, self.display, self.assets, self._ = game, path, display, assets, _
-        try:
-            self.source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PnpError(Problem(display, None, f"cannot read the rulebook: {exc}")) from None
+        self.source = read_text(path, display)
         problems = markdown_problems(self.source, display)
         if problems:
             raise PnpError(problems)

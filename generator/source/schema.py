@@ -27,7 +27,8 @@ Colour = Annotated[str, Field(pattern=r"^(#[0-9a-fA-F]{6}|\{\{.*\}\}|none)$", de
 class Strict(BaseModel):
     # defer_build: a model's validator is built the first time it validates, so a game without
     # boards or rules never pays for theirs at start-up
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    # allow_inf_nan: a `.nan` or `.inf` written as a length would reach the PDF as `-nan`
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True, allow_inf_nan=False)
 
 
 # --- sizes ------------------------------------------------------------------------------
@@ -119,7 +120,8 @@ class GameSpec(Strict):
     id: ID
     title: str
     subtitle: str | None = None
-    language: str = Field("zh-Hans", description="the data's language, when the game has one (see languages)")
+    language: str = Field("zh-Hans", pattern=LANG,
+                          description="the data's language, when the game has one (see languages)")
     languages: list[Annotated[str, Field(pattern=LANG)]] | None = Field(
         None, min_length=1, description="the editions, e.g. [zh-Hans, en]; the first is the data's own language, "
         "each other one has its catalogue cards/<game>/i18n/<lang>.yaml")
@@ -537,7 +539,7 @@ def _describe(err: dict, loc: tuple) -> str:
         "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
         "float_type": "a number", "float_parsing": "a number", "string_type": "text",
         "bool_type": "true or false", "bool_parsing": "true or false", "list_type": "a list",
-        "dict_type": "a mapping", "model_type": "a mapping",
+        "dict_type": "a mapping", "model_type": "a mapping", "finite_number": "a finite number",
     }.get(kind)
     if expected:
         return f"{where}: expected {expected}, got {_show(value)}"
@@ -545,6 +547,8 @@ def _describe(err: dict, loc: tuple) -> str:
         pattern = err.get("ctx", {}).get("pattern", "")
         if pattern == EXPR:
             return f"{where}: expected a number or a {{{{ expression }}}}, got {_show(value)}"
+        if pattern == LANG:
+            return f"{where}: {_show(value)} is not a language tag (like en, zh-Hans or pt-BR)"
         if "a-z0-9" in pattern:
             return f"{where}: {_show(value)} is not a valid id (use lower-case letters, digits and '-')"
         if "#[0-9a-fA-F]" in pattern:

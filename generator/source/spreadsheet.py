@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from generator.errors import PnpError, Problem
+from generator.errors import PnpError, Problem, abbreviate
 from generator.source import reads
+from generator.source.files import control_character, read_regular
 from generator.source.yamlsrc import LocDict, LocList
 
 SHEET_TYPES = (".csv", ".tsv", ".xlsx")
@@ -48,15 +49,12 @@ def read_sheet(folder: Path, reference: str, display: str) -> SheetRows:
         raise PnpError(Problem(display, None, f"unsupported card file type '{suffix or name}' "
                                f"(supported: {', '.join(SHEET_TYPES)}, or a list of cards in YAML)"))
     try:
-        data = path.read_bytes()
+        data = read_regular(path, display, MAX_SHEET_BYTES, None)
     except FileNotFoundError:
         raise PnpError(Problem(display, None, "file not found")) from None
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
     reads.note(path, data)
-    if len(data) > MAX_SHEET_BYTES:
-        raise PnpError(Problem(display, None, f"file is {len(data) // 1_000_000} MB; the limit is "
-                               f"{MAX_SHEET_BYTES // 1_000_000} MB"))
     if suffix == ".xlsx":
         where, rows = _xlsx_rows(data, sheet, display)
     else:
@@ -71,6 +69,9 @@ def _text_rows(data: bytes, delimiter: str, display: str) -> list[tuple[int, lis
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise PnpError(Problem(display, line, "not UTF-8 text", "save or export the sheet as CSV UTF-8")) from None
+    control = control_character(display, text)
+    if control is not None:
+        raise PnpError(control)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows, start = [], 1
     try:
@@ -83,23 +84,95 @@ def _text_rows(data: bytes, delimiter: str, display: str) -> list[tuple[int, lis
     return rows
 
 
+MAX_UNZIPPED_BYTES = 200_000_000     # a workbook of thousands of cards unpacks to a few MB
+
+
 def _xlsx_rows(data: bytes, sheet: str, display: str) -> tuple[str, list[tuple[int, list[Any]]]]:
     import zipfile
 
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
+    _check_xml_parts(data, display)
     try:
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError, SyntaxError) as exc:
         raise PnpError(Problem(display, None, f"not a readable XLSX workbook ({exc})")) from None
     try:
         if sheet and sheet not in book.sheetnames:
             raise PnpError(Problem(display, None, f"no sheet '{sheet}' (sheets: {', '.join(book.sheetnames)})"))
         worksheet = book[sheet] if sheet else book.worksheets[0]
-        rows = [(number, list(cells)) for number, cells in enumerate(worksheet.iter_rows(values_only=True), 1)]
-        return f"{display}[{worksheet.title}]", rows
+        where = f"{display}[{worksheet.title}]"
+        rows = _all_rows(worksheet, where)
     finally:
         book.close()
+    if any(cell is None for _, cells in rows for cell in cells):
+        _formulas_without_values(data, worksheet.title, rows, where)
+    return where, rows
+
+
+def _all_rows(worksheet, where: str) -> list[tuple[int, list[Any]]]:
+    """Every row, whatever the sheet's `<dimension>` says: a tool that writes it too small would
+    drop the last cards without a word."""
+    from xml.etree.ElementTree import ParseError
+    worksheet.reset_dimensions()
+    try:
+        return [(number, list(cells)) for number, cells in
+                enumerate(worksheet.iter_rows(min_row=1, min_col=1, values_only=True), 1)]
+    except (ParseError, ValueError, KeyError, TypeError) as exc:
+        raise PnpError(Problem(where, None, f"not a readable XLSX sheet ({exc})")) from None
+
+
+def _formulas_without_values(data: bytes, title: str, rows, where: str) -> None:
+    """An empty cell that holds a formula has no saved value (a workbook written by a program that
+    does not calculate): say so, rather than report a missing field."""
+    from openpyxl import load_workbook
+    from openpyxl.utils import get_column_letter
+    book = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    try:
+        formulas = _all_rows(book[title], where)
+    finally:
+        book.close()
+    header = next((cells for _, cells in rows if any(c is not None for c in cells)), [])
+    for (line, cells), (_, written) in zip(rows, formulas):
+        for index, (cell, formula) in enumerate(zip(cells, written)):
+            if cell is None and isinstance(formula, str) and formula.startswith("="):
+                column = header[index] if index < len(header) and header[index] else get_column_letter(index + 1)
+                raise PnpError(Problem(where, line, f"formula {abbreviate(formula, 60)} has no saved value",
+                                       "open the workbook in a spreadsheet program and save it (that stores each "
+                                       "formula's value), or export the sheet as CSV", column=str(column)))
+
+
+def _check_xml_parts(data: bytes, display: str) -> None:
+    """Before openpyxl reads the workbook: its unpacked size is bounded (a zip bomb), and no XML
+    part declares an entity (an external entity reads a file of this machine, nested ones are a
+    billion laughs). A spreadsheet program never writes either. defusedxml's parser refuses
+    them, and a declaration comes before the first element, so only each part's start is read."""
+    import zipfile
+    from xml.etree.ElementTree import ParseError
+
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import iterparse
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise PnpError(Problem(display, None, f"not a readable XLSX workbook ({exc})")) from None
+    if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
+        raise PnpError(Problem(display, None, f"unpacks to more than {MAX_UNZIPPED_BYTES // 1_000_000} MB: not a "
+                               "workbook of cards (a zip bomb?)"))
+    for member in members:
+        try:
+            with archive.open(member) as part:
+                if not part.peek(64)[:64].lstrip().startswith(b"<"):
+                    continue            # a picture or binary part: no XML (the manifest may name any part)
+                for _ in iterparse(part, events=("start",)):
+                    break
+        except DefusedXmlException as exc:
+            raise PnpError(Problem(display, None, f"{member.filename}: the XML declares an entity or DTD it may "
+                                   f"not ({type(exc).__name__}); a spreadsheet program never writes one",
+                                   "save the sheet again from a spreadsheet program")) from None
+        except (ParseError, zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+            raise PnpError(Problem(display, None, f"not a readable XLSX workbook ({member.filename}: {exc})")) from None
 
 
 def _as_cards(rows: list[tuple[int, list[Any]]], where: str) -> SheetRows:

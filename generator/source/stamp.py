@@ -25,7 +25,7 @@ import json
 import os
 from pathlib import Path
 
-from generator.filehash import file_digest, signature
+from generator.filehash import file_digest, is_regular, signature
 from generator.source import reads
 from generator.fingerprint import engine_fingerprint
 
@@ -92,7 +92,9 @@ def _files(folder: Path) -> list[Path]:
     for base, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
         found += [Path(base) / f for f in sorted(files) if not f.startswith(".") and not f.endswith(".pyc")]
-    return found
+    # a named pipe, socket or device (a link to /dev/zero) is no input: reading one would block or
+    # never end; the loader says so if the game names one
+    return [path for path in found if is_regular(path)]
 
 
 def _signature(path: Path) -> list[int] | None:

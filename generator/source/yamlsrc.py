@@ -15,6 +15,7 @@ import yaml
 
 from generator.errors import PnpError, Problem
 from generator.source import reads
+from generator.source.files import control_character, read_regular
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
 
@@ -43,6 +44,8 @@ _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def _loader_for(display: str):
     class Loader(_BASE_LOADER):
+        anchors = True      # whether the text has an anchor (&name), so aliases to count (load_yaml)
+
         def resolve(self, kind, value, implicit):
             """A scalar's tag: a quoted one (or one tagged `!`) is a string whatever it says, and a
             plain one is resolved once per text (a card file repeats its keys thousands of times).
@@ -81,6 +84,12 @@ def _loader_for(display: str):
         result.item_lines = [child.start_mark.line + 1 for child in node.value]
         return result
 
+    def construct_document(loader, node):
+        if loader.anchors:          # no anchor (&name), no alias
+            _bound_aliases(node)
+        return _BASE_LOADER.construct_document(loader, node)
+
+    Loader.construct_document = construct_document
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, construct_sequence)
     return Loader
@@ -98,6 +107,46 @@ def _value(loader, node):
     return loader.construct_object(node, deep=True)
 
 
+MAX_ALIAS_ITEMS = 1_000_000     # what aliases may add to the file's own (a billion-laughs file adds 10⁹)
+TEXT_ITEM = 100                 # characters of text that count as one item: an alias to a long text repeats it
+
+
+def _bound_aliases(root) -> None:
+    """Refuse a document whose aliases (*name) would expand it far beyond its own size: each use
+    of an alias is a reference to one value, but every later stage (checks, expressions, text on
+    a card) walks it in full. Counted on the node graph, each node once (memoised), before
+    anything is built, in items: a value, or TEXT_ITEM characters of a text."""
+    sizes: dict[int, int] = {}
+    own = 0
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        weight = 1 + (len(node.value) // TEXT_ITEM if isinstance(node, yaml.ScalarNode) else 0)
+        own += weight
+        size = weight + sum(sizes[id(child)] for child in children)
+        sizes[id(node)] = size
+        limit = max(MAX_ALIAS_ITEMS, own)
+        if size - own > limit:
+            raise _Located(node, f"aliases (*name) expand this value to {size:,} items, {limit:,} more than the "
+                                 f"file's own at most (an item is a value, or {TEXT_ITEM} characters of text)",
+                           "a YAML alias bomb? use each alias for a small shared value")
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    return []
+
+
 class _Located(Exception):
     def __init__(self, node, message, hint=None):
         self.line, self.message, self.hint = node.start_mark.line + 1, message, hint
@@ -106,20 +155,20 @@ class _Located(Exception):
 def load_yaml(path: Path, display: str) -> Any:
     """Parse one YAML file; raise PnpError with a one-line, located problem."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, display, MAX_YAML_BYTES)
     except FileNotFoundError:
         raise PnpError(Problem(display, None, "file not found")) from None
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
     reads.note(path, raw)
-    if len(raw) > MAX_YAML_BYTES:
-        raise PnpError(Problem(display, None, f"file is {len(raw) // 1024} KB; the limit is "
-                               f"{MAX_YAML_BYTES // 1000} KB", "split it or remove pasted data"))
     try:
         text = raw.decode("utf-8-sig")          # a byte-order mark some editors write is not an error
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
+    control = control_character(display, text)
+    if control is not None:
+        raise PnpError(control)
     odd = _line_separator(text)
     if odd:
         raise PnpError(Problem(display, odd[0], f"invisible line separator {odd[1]} in the text",
@@ -129,7 +178,9 @@ def load_yaml(path: Path, display: str) -> Any:
         raise PnpError(Problem(display, tab_line, "tab character in indentation",
                                "YAML indents with spaces only"))
     try:
-        data = yaml.load(text, Loader=_loader_for(display))  # noqa: S506 - SafeLoader subclass
+        loader = _loader_for(display)
+        loader.anchors = "&" in text
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclass
     except _Located as exc:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
     except yaml.MarkedYAMLError as exc:

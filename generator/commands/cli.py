@@ -441,7 +441,7 @@ def _stop_progress() -> None:
 
 @main.command()
 @click.argument("game")
-@click.option("--since", help="A git revision (default: the last build).")
+@click.option("--since", help="A git revision (default: when the cards were last printed: first built or reprinted).")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack whose copies to reprint (default: the largest).")
 @click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
 @_duplex_option
@@ -451,7 +451,7 @@ def _stop_progress() -> None:
 @click.pass_context
 @handles_problems
 def reprint(ctx, game, since, players, paper, duplex, jobs, lang, project_dir):
-    """A pack of only the cards changed since a revision or the last build, with their backs."""
+    """A pack of only the cards changed since a revision or since they were last printed, with their backs."""
     from generator.source.options import resolve
     from generator.commands.reprint import reprint as run
     project, assets = _open(ctx, project_dir)

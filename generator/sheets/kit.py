@@ -177,10 +177,15 @@ def printed_key(key: str) -> str:
     return "printed" + key[len("cards"):]
 
 
-def mark_printed(project: Project, game_id: str, cards: dict, key: str = "cards") -> None:
-    """After a reprint: these cards ({uid: {side: key}}) are on paper as they are now."""
+def mark_printed(project: Project, game_id: str, cards: dict, key: str = "cards", forget=()) -> None:
+    """After a reprint: these cards ({uid: {side: key}}) are on paper as they are now, and the
+    cards it reported removed (their deck or entry gone) are forgotten: said once, not forever."""
     record = read_record(project, game_id)
-    record.setdefault(printed_key(key), dict(record.get(key, {}))).update(cards)
+    printed = record.setdefault(printed_key(key), dict(record.get(key, {})))
+    printed.update(cards)
+    for uid in forget:
+        printed.pop(uid, None)
+        record.get(key, {}).pop(uid, None)
     _write_record(project, game_id, record)
 
 

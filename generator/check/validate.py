@@ -52,7 +52,7 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     from generator.source.i18n import translator
     path = rulebook_file(game)
     if path is None:
-        return []
+        return _rulebook_missing(project, game)
     try:
         book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language).gettext)
         for pack in [*game.packs, None]:
@@ -60,6 +60,20 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     except PnpError as exc:
         return exc.problems
     return []
+
+
+def _rulebook_missing(project: Project, game: Game) -> list[Problem]:
+    """A game with a rulebook in one language has one in each language game.yaml lists: an
+    edition built without it would print no rules at all."""
+    folder = game.folder / "rulebook"
+    others = sorted(p.name for p in folder.glob("*.md")) if folder.is_dir() else []
+    if not others:
+        return []
+    missing = folder / f"{game.spec.language}.md"
+    return [Problem(project.display(missing), None, f"the {game.spec.language} rulebook is missing: game.yaml "
+                    f"lists {game.spec.language} among its languages and rulebook/ has {', '.join(others)}",
+                    f"write it, e.g. start from the stub `./pnp translate {game.id} --lang {game.spec.language}` "
+                    "writes")]
 
 
 def context(game: Game, **extra: Any) -> dict:
@@ -223,7 +237,8 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
                     continue    # the usual text: no placeholder to fill, every character drawn (markup
                                 # only takes characters away), so no problem and no line to look up
                 line = game.files[file][key][card.index].line_of(name)
-                problems += _field_text_problems(card, name, field.type, value, assets, file, line)
+                # a card kept in a spreadsheet is located in it (card.file), not in its deck file
+                problems += _field_text_problems(card, name, field.type, value, assets, card.file or file, line)
     return problems
 
 
@@ -275,7 +290,9 @@ def claim_checks(game: Game) -> list[Problem]:
         if holds and claim.holds:
             continue
         if not holds and not claim.holds:
-            problems.append(Problem(file, line, f"{said}; resolved: {claim.resolution}", note=True))
+            # one line: the resolution, a paragraph in the designer's own words, stays in the file
+            problems.append(Problem(file, line, f"{said}; a known difference, resolved in {game.spec.claims}",
+                                    note=True))
         elif holds:
             problems.append(Problem(file, line, f"claim {claim.id} now holds ({show(computed)}) but is "
                                     "recorded as a contradiction", "set holds: true and update the docs"))

@@ -86,7 +86,11 @@ def handles_problems(func):
     def wrapper(*args, **kwargs):
         ctx = click.get_current_context()
         try:
-            return func(*args, **kwargs)
+            try:
+                return func(*args, **kwargs)
+            except BaseException:
+                _stop_progress()        # the bar ends (its line cleared) before any message below
+                raise
         except PnpError as exc:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
@@ -231,38 +235,50 @@ def _lang_option(func):
 @main.command()
 @click.argument("game", required=False)
 @_lang_option
+@click.option("--verbose", "-v", is_flag=True, help="Each note on a line of its own (default: their count).")
+@_jobs_option
 @_project_option
 @click.pass_context
 @handles_problems
-def validate(ctx, game, lang, project_dir):
-    """Schema, rules and card-template checks of every language; exit 0 when clean, 1 with errors."""
+def validate(ctx, game, lang, verbose, jobs, project_dir):
+    """Everything a build checks, short of writing files; exit 0 when it would build, 1 with errors.
+
+    Every edition's faces are rendered (into the cache the build then uses), every board, piece
+    and rulebook expression evaluated, every pack made in memory."""
     from generator.check.translations import coverage_line
-    from generator.sheets.kit import check_game, editions
+    from generator.sheets.kit import check_build, editions
     project, assets = _open(ctx, project_dir)
-    failed = False
+    failed, said = False, set()
+
+    def refuse(exc: PnpError) -> None:       # an error of the source data shows in every edition: said once
+        for problem in exc.problems:
+            if str(problem) not in said:
+                said.add(str(problem))
+                _stop_progress()
+                click.echo(str(problem), err=True)
+
     for game_id in _game(project, game):
         try:
             languages = editions(project, game_id, lang)
         except PnpError as exc:
-            for problem in exc.problems:
-                click.echo(str(problem), err=True)
+            refuse(exc)
             failed = True
             continue
         for language in languages:
             label = f"{game_id} ({language})" if len(languages) > 1 or lang else game_id
             try:
-                checked = check_game(project, assets, game_id, language, templates=True)
+                checked = check_build(project, assets, game_id, language, jobs=_jobs(jobs), progress=_progress)
             except PnpError as exc:
-                for problem in exc.problems:
-                    click.echo(str(problem), err=True)
+                refuse(exc)
                 failed = True
                 continue
             notes = checked.notes if checked.game.is_source else []    # claims are the same in every language
-            for note in notes:
+            for note in notes if verbose else []:
                 click.echo(str(note))
             if not checked.game.is_source:
                 click.echo(f"{game_id}: {coverage_line(checked.game)}")
-            click.echo(f"{label}: valid ({count(len(notes), 'note')})")
+            more = "" if verbose or not notes else "; --verbose lists them"
+            click.echo(f"{label}: valid ({count(len(notes), 'note')}{more})")
     ctx.exit(1 if failed else 0)
 
 

@@ -243,18 +243,44 @@ def editions(project: Project, game_id: str, lang: str | None = None) -> list[st
     return [lang]
 
 
-@building()
-def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
-               papers: list[str] | None = None, say: Callable[[str], None] = print,
-               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
-               lang: str | None = None) -> tuple[list[str], list[str]]:
-    """Build the packs of one edition (default: the source language); return the files
-    written and the faces rendered (not from the cache)."""
-    game = check_game(project, assets, game_id, lang).game
+@dataclass
+class Gathered:
+    """The first half of a build, everything short of writing a file: the edition checked, every
+    face rendered (text that overflows its box, a picture under its dpi: refused here), every
+    rulebook laid out. `packs_made` then makes each pack × paper in memory (boards' and pieces'
+    expressions are evaluated there); `pnp validate` stops after it, `pnp build` writes them."""
+    game: Game
+    label: str
+    packs: list
+    papers: list[str]
+    faces: dict
+    rendered: object
+    builder: PackBuilder
+    rules: list                 # (paper, PDF, manifest) of the standalone rulebook
+    ahead: tuple | None = None  # the first pack, imposed while faces still rendered
+    notes: list[Problem] = field(default_factory=list)      # the edition's notes (claims resolved)
+
+    def packs_made(self):
+        """(pack, paper, PDF bytes, manifest) for every pack and paper, in build order."""
+        for pack in self.packs:
+            for paper in self.papers:
+                if self.ahead is not None:
+                    (pdf, manifest), self.ahead = self.ahead, None
+                else:
+                    pdf, manifest = self.builder.build(pack, paper)
+                yield pack, paper, pdf, manifest
+
+
+def gather(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
+           papers: list[str] | None = None, say: Callable[[str], None] = print,
+           options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
+           lang: str | None = None, templates: bool = False) -> Gathered:
+    """Check one edition and make all it prints, writing nothing (see Gathered)."""
+    checked = check_game(project, assets, game_id, lang, templates=templates)
+    game = checked.game
     assets = assets.edition(game.spec.language)
     label = f"{game_id} ({game.language})" if len(game.languages) > 1 else game_id
     packs = select_packs(game, players)
-    sweep_stale(project.build / game_id)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
     for problem in coarse_art(renderer, options.draft):
@@ -278,36 +304,57 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
         raise
     finally:
         rendered.close()
+    return Gathered(game, label, packs, paper_list, faces, rendered, builder, rules, ahead, checked.notes)
+
+
+@building()
+def check_build(project: Project, assets: Assets, game_id: str, lang: str | None = None, jobs: int = 1,
+                progress=None) -> Checked:
+    """`pnp validate`: everything `pnp build` does for every pack and paper, short of writing
+    (faces rendered go to the face cache, so the build that follows draws none again); the
+    edition's notes. Pictures under their dpi are errors, as a build without --draft has them."""
+    made = gather(project, assets, game_id, lang=lang, jobs=jobs, progress=progress, say=lambda _: None,
+                  templates=True)
+    for _ in made.packs_made():
+        pass
+    return Checked(made.game, made.notes)
+
+
+@building()
+def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
+               papers: list[str] | None = None, say: Callable[[str], None] = print,
+               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
+               lang: str | None = None) -> tuple[list[str], list[str]]:
+    """Build the packs of one edition (default: the source language); return the files
+    written and the faces rendered (not from the cache)."""
+    made = gather(project, assets, game_id, players, papers, say, options, jobs, progress, lang)
+    game, faces, rendered, builder = made.game, made.faces, made.rendered, made.builder
+    sweep_stale(project.build / game_id)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
-    say(f"{label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
+    say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
     written = []
-    for pack in packs:
-        for paper in paper_list:
-            if ahead is not None:
-                (pdf, manifest), ahead = ahead, None
-            else:
-                pdf, manifest = builder.build(pack, paper)
-            try:
-                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                          jobs=jobs)
-            except PnpError:
-                if not builder.built_on_last:
-                    raise
-                # Built on the last file and refused by preflight: its record was not the file's
-                # (edited by hand, say). Built whole, the pack is checked again on its own.
-                pdf, manifest = builder.build(pack, paper, whole=True)
-                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                          jobs=jobs)
-            warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
-            say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
-                f"preflight ok{warned})")
-            written += written_files(project, path, manifest)
-    for paper, pdf, manifest in rules:
+    for pack, paper, pdf, manifest in made.packs_made():
+        try:
+            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      jobs=jobs)
+        except PnpError:
+            if not builder.built_on_last:
+                raise
+            # Built on the last file and refused by preflight: its record was not the file's
+            # (edited by hand, say). Built whole, the pack is checked again on its own.
+            pdf, manifest = builder.build(pack, paper, whole=True)
+            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      jobs=jobs)
+        warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
+        say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
+            f"preflight ok{warned})")
+        written += written_files(project, path, manifest)
+    for paper, pdf, manifest in made.rules:
         path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper),
                              jobs=jobs)
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
     if not options.ink_saver:
-        record_faces(project, game, faces, packs)
+        record_faces(project, game, faces, made.packs)
     return written, rendered.fresh

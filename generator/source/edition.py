@@ -189,7 +189,7 @@ class Overlay:
             where = f"card '{card.uid}': {name}"
             if found is None:
                 line = self.game.files[deck.file]["cards"][card.index].line_of(name)
-                self.lack(deck.file, line, where)
+                self.lack(card.file, line, where)      # a spreadsheet row: the spreadsheet
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found

@@ -3,9 +3,11 @@ face rendered, every pack made in memory), a language without its rulebook, spre
 located in the spreadsheet, each error said once in a game of two languages."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 from PIL import Image
 
 from tests.conftest import pnp
@@ -108,3 +110,105 @@ def test_a_two_language_games_error_is_said_once(demo):
     result = pnp(demo, "validate", "demo")
     assert result.exit_code == 1
     assert lines(result) == ["cards/demo/goods.csv:5:value: expected a whole number, got 'X'"]
+
+
+# --- translations that keep up ---------------------------------------------------------------------
+
+def two_languages(project: Path) -> None:
+    """The demo game with a French edition listed, no catalogue yet."""
+    edit(project, "game.yaml", "language: en\n", "languages: [en, fr]\n")
+
+
+def fill(project: Path) -> None:
+    """A translator's work: each empty entry of fr.yaml given "FR " and its source text (the
+    comment above it; under text:, the key), keywords as in the source."""
+    path = project / "cards/demo/i18n/fr.yaml"
+    out, comment, section = [], None, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        stripped = line.strip()
+        if not line.startswith(" ") and stripped.endswith(":"):
+            section = stripped[:-1]
+        if stripped.startswith("# ") and not line.startswith("# yaml") and out and not out[-1].startswith("#"):
+            comment = stripped[2:]
+        elif stripped.startswith("# "):
+            comment = stripped[2:] if out and out[0].startswith("# yaml") and len(out) > 5 else None
+        elif stripped.endswith(":") and comment is not None:
+            line += f" {comment}" if stripped == "keywords:" else f" {json.dumps('FR ' + comment)}"
+            comment = None
+        elif section == "text" and line.startswith("  ") and stripped.endswith(":"):
+            (source,) = yaml.safe_load(stripped)
+            line += f" {json.dumps('FR ' + source)}"
+        else:
+            comment = None
+        out.append(line)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
+    two_languages(demo)
+    result = pnp(demo, "translate", "demo", "--lang", "fr")
+    assert result.exit_code == 0, result.output
+    assert result.output == ("wrote cards/demo/i18n/fr.yaml (28 new entries, 29 to translate, 0 to review)\n"
+                             "wrote cards/demo/rulebook/fr.md (the en rulebook, to translate in place)\n")
+    text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
+    assert "    spark:\n      # **Draw** 1 card.\n      effect:\n      # Spark\n      name:\n" in text
+    assert "text:\n  Demo · Score board:\n  First to {{ derived.goal }} points wins:\n" in text
+    listed = pnp(demo, "list", "demo")
+    assert "  language fr: 0/16 card texts, 0/12 strings\n" in listed.output
+    result = pnp(demo, "validate", "demo", "--lang", "fr")
+    assert result.exit_code == 1
+    assert ("cards/demo/cards.yaml:14: card 'actions/spark': name: no fr translation "
+            "(hint: add it to cards/demo/i18n/fr.yaml)") in lines(result)
+    assert not [line for line in lines(result) if "rulebook" in line]        # the stub is there
+
+
+def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo):
+    two_languages(demo)
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(demo)
+    valid = pnp(demo, "validate", "demo", "--lang", "fr")
+    assert valid.output == "demo: fr: 16/16 card texts, 12/12 strings\ndemo (fr): valid (0 notes)\n", valid.output
+    assert "  language fr: 16/16 card texts, 12/12 strings\n" in pnp(demo, "list", "demo").output
+    edit(demo, "cards.yaml", "name: Spark,", "name: Flare,")
+    before = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
+    assert before.exit_code == 0
+    assert (": note: review cards.actions.spark.name: its source text changed since it was translated (run "
+            "./pnp translate demo --lang fr to list it under review:)") in before.output
+    assert "demo: fr: 16/16 card texts, 12/12 strings, 1 to review\n" in before.output
+    again = pnp(demo, "translate", "demo", "--lang", "fr")
+    assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 1 to review)\n"
+    text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
+    assert "      # Flare\n      name: FR Spark\n" in text              # kept, to be checked
+    assert "review:\n  - cards.actions.spark.name\n" in text
+    after = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
+    line = next(n for n in lines(after) if "note: review" in n)
+    assert line == (f"cards/demo/i18n/fr.yaml:{text.splitlines().index('  - cards.actions.spark.name') + 1}: note: "
+                    "review cards.actions.spark.name: its source text changed since it was translated; check the "
+                    "translation, then delete this line")
+    assert "demo: fr: 16/16 card texts, 12/12 strings, 1 to review" in after.output
+    path = demo / "cards/demo/i18n/fr.yaml"
+    path.write_text(text.replace("  - cards.actions.spark.name\n", ""), encoding="utf-8")     # checked
+    assert "0 to review" not in pnp(demo, "validate", "demo", "--lang", "fr").output
+    assert "to review" not in pnp(demo, "validate", "demo", "--lang", "fr").output
+
+
+def test_a_spreadsheet_column_name_at_lang_is_that_languages_text(demo):
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    two_languages(demo)
+    sheet = demo / "cards/demo/goods.csv"
+    rows = sheet.read_text(encoding="utf-8").replace("copies 3p\n", "copies 3p,name@fr\n", 1)
+    rows = rows.replace(",1,1\nsilk", ",1,1,Lanterne\nsilk").replace(",,,1,1\n", ",,,1,1,Soie\n")
+    sheet.write_text(rows.replace(",1,2\n", ",1,2,Jade FR\n"), encoding="utf-8")
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    catalogue = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
+    assert "cards.goods.jade.name" not in catalogue and "cards.goods.jade.effect" in catalogue
+    fill(demo)
+    assert pnp(demo, "validate", "demo", "--lang", "fr").exit_code == 0
+    goods = load_game(Project.at(demo), "demo", "fr", rules=False).decks["goods"]
+    assert [c.fields["name"] for c in goods.cards] == ["Lanterne", "Soie", "Jade FR"]
+    edit(demo, "goods.csv", "name@fr", "value@fr")
+    wrong = pnp(demo, "validate", "demo")
+    assert lines(wrong) == ["cards/demo/goods.csv:1:value@fr: column 'value@fr': 'value' is not a text field of "
+                            "goods (hint: a translation column is a text field's name, @, a language: effect@en, "
+                            "name@en)"]

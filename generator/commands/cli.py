@@ -211,6 +211,8 @@ def list_games(ctx, game, project_dir):
         game = load_game(project, game_id, rules=False)
         languages = f" ({', '.join(game.languages)})" if len(game.languages) > 1 else ""
         click.echo(f"{game_id}: {game.spec.title}{languages}")
+        for line in _completeness(project, game):
+            click.echo(f"  language {line}")
         for deck in game.decks.values():
             designs = count(len(deck.cards), "design")
             click.echo(f"  deck  {deck.id:<18} {deck.spec.name} ({designs}, {deck.trim[0]:g}×{deck.trim[1]:g} mm)")
@@ -218,6 +220,41 @@ def list_games(ctx, game, project_dir):
             click.echo(f"  piece {piece.id:<18} {piece.name} ({piece.size.width:g}×{piece.size.height:g} mm)")
         for pack in game.packs:
             click.echo(f"  pack  {_pack_name(pack)}: " + ", ".join(f"{d} {e.count}" for d, e in pack.decks.items()))
+
+
+def _completeness(project, game) -> list[str]:
+    """"en: 42/42 card texts, 134/134 strings, 2 to review" for each language the data is not
+    written in (its catalogue laid over the data; a language without one says so)."""
+    from generator.check.translations import coverage_line, translation_checks
+    from generator.source.load import load_game
+    out = []
+    for lang in game.languages[1:]:
+        try:
+            edition = load_game(project, game.id, lang, rules=False)
+        except PnpError as exc:
+            out.append(f"{lang}: {exc.problems[0].message}")
+            continue
+        review = [p for p in translation_checks(project, edition) if p.note]
+        out.append(coverage_line(edition) + (f", {len(review)} to review" if review else ""))
+    return out
+
+
+@main.command()
+@click.argument("game")
+@click.option("--lang", required=True, help="The language to write, one of game.yaml's languages, e.g. en.")
+@_project_option
+@click.pass_context
+@handles_problems
+def translate(ctx, game, lang, project_dir):
+    """Write or update a language's catalogue, i18n/LANG.yaml, from the source data.
+
+    Every card text, deck, colour and piece name and template string gets an entry: what is
+    translated is kept, a new entry is left empty to fill in, and one whose source text changed
+    since is listed under review: (validate reports them). A rulebook gets a stub to translate."""
+    from generator.commands.translate import translate as run
+    project, _ = _open(ctx, project_dir)
+    _game(project, game)
+    run(project, game, lang, say=click.echo)
 
 
 def _pack_name(pack) -> str:
@@ -272,11 +309,14 @@ def validate(ctx, game, lang, verbose, jobs, project_dir):
                 refuse(exc)
                 failed = True
                 continue
-            notes = checked.notes if checked.game.is_source else []    # claims are the same in every language
+            # claims are the same in every language: an edition's own notes are its entries to review
+            notes = checked.notes if checked.game.is_source else [
+                n for n in checked.notes if n.path == checked.game.catalogue]
             for note in notes if verbose else []:
                 click.echo(str(note))
             if not checked.game.is_source:
-                click.echo(f"{game_id}: {coverage_line(checked.game)}")
+                review = f", {len(notes)} to review" if notes else ""
+                click.echo(f"{game_id}: {coverage_line(checked.game)}{review}")
             more = "" if verbose or not notes else "; --verbose lists them"
             click.echo(f"{label}: valid ({count(len(notes), 'note')}{more})")
     ctx.exit(1 if failed else 0)

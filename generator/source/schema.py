@@ -440,7 +440,8 @@ class ClaimsFile(Strict):
 
 # --- i18n/<lang>.yaml (an edition's translations) -----------------------------------------
 
-Translation = Annotated[str, Field(description="the text in this language; placeholders, icons and {{ }} kept")]
+Translation = Annotated[str | None, Field(description="the text in this language; placeholders, icons and {{ }} "
+                                                     "kept; empty: not translated yet")]
 
 
 class CatalogueFile(Strict):
@@ -457,6 +458,10 @@ class CatalogueFile(Strict):
     text: dict[str, Translation] = Field(
         default_factory=dict, description="every other printed string, keyed by its exact source-language text: "
         "pieces.yaml texts, template literals in _(), enum values, supplies, pack variants")
+    review: list[str] = Field(default_factory=list, description="entries whose source text changed since they were "
+                              "translated (written by `pnp translate`): check each, then delete its line")
+    sources: dict[str, str] = Field(default_factory=dict, description="`pnp translate`'s record: each entry's "
+                                    "source text's hash when it was last written (leave it as it is)")
 
 
 # --- fonts/fonts.yaml ------------------------------------------------------------------

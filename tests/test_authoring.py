@@ -54,7 +54,7 @@ def test_new_game_validates_and_builds_as_created(tmp_path):
 
 def test_new_refuses_to_overwrite_and_bad_ids(cephiro):
     again = pnp(cephiro, "new", "cephiro-pillar")
-    assert again.exit_code == 1 and "cards/cephiro-pillar: already exists; pnp new never overwrites" in again.output
+    assert again.exit_code == 1 and "cards/cephiro-pillar: already exists; ./pnp new never overwrites" in again.output
     bad = pnp(cephiro, "new", "My Game")
     assert bad.exit_code == 1 and "My Game: a game id is lower-case letters, digits and '-'" in bad.output
 

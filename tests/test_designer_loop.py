@@ -4,6 +4,8 @@ located in the spreadsheet, each error said once in a game of two languages."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -157,7 +159,7 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
     assert "  language fr: 0/16 card texts, 0/12 strings\n" in listed.output
     result = pnp(demo, "validate", "demo", "--lang", "fr")
     assert result.exit_code == 1
-    assert ("cards/demo/cards.yaml:14: card 'actions/spark': name: no fr translation "
+    assert ("cards/demo/cards.yaml:16: card 'actions/spark': name: no fr translation "
             "(hint: add it to cards/demo/i18n/fr.yaml)") in lines(result)
     assert not [line for line in lines(result) if "rulebook" in line]        # the stub is there
 
@@ -212,3 +214,111 @@ def test_a_spreadsheet_column_name_at_lang_is_that_languages_text(demo):
     assert lines(wrong) == ["cards/demo/goods.csv:1:value@fr: column 'value@fr': 'value' is not a text field of "
                             "goods (hint: a translation column is a text field's name, @, a language: effect@en, "
                             "name@en)"]
+
+
+# --- words a newcomer understands ------------------------------------------------------------------
+
+def test_help_and_help_command(demo):
+    from click.testing import CliRunner
+    from generator.commands.cli import main
+    runner = CliRunner()
+    assert runner.invoke(main, ["help"]).output == runner.invoke(main, ["--help"]).output
+    assert runner.invoke(main, ["help", "build"]).output == runner.invoke(main, ["build", "--help"]).output
+    assert runner.invoke(main, ["help", "server", "stop"]).output == runner.invoke(main, ["server", "stop", "--help"]).output
+    wrong = runner.invoke(main, ["help", "bild"])
+    assert wrong.exit_code == 2 and "Error: No such command 'bild' (did you mean build?)." in wrong.output
+
+
+def test_the_launcher_run_from_another_folder_takes_its_own_project(tmp_path):
+    from generator.commands.newgame import new_project
+    demo = tmp_path / "demo"
+    new_project(demo, "demo")                   # with its own ./pnp
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = subprocess.run([str(demo / "pnp"), "list"], cwd=elsewhere, capture_output=True, text=True,
+                         env={**os.environ, "PNP_SERVER": "0"})
+    assert run.returncode == 0 and run.stdout.startswith("demo: Demo\n"), run.stderr
+    usage = subprocess.run([str(demo / "pnp"), "bild"], cwd=elsewhere, capture_output=True, text=True,
+                           env={**os.environ, "PNP_SERVER": "0"})
+    assert usage.stderr.startswith("Usage: ./pnp [OPTIONS] COMMAND [ARGS]...\nTry './pnp --help' for help.")
+
+
+YAML_MISTAKES = [
+    ("reference.yaml", "  name: Quick reference\n", "  name: Quick reference: one per player\n",
+     "cards/demo/reference.yaml:5: invalid YAML: mapping values are not allowed in this context (hint: a colon "
+     "followed by a space inside unquoted text ends a key: put the text in quotes, e.g. effect: \"Choose one: draw "
+     "or score\")"),
+    ("reference.yaml", "  name: Quick reference\n", "  name: \"Quick reference\n",
+     "cards/demo/reference.yaml:5: invalid YAML: found unexpected end of stream (hint: a quote opened on this line "
+     "is not closed: end the text with the same quote mark)"),
+    ("cards.yaml", "  - {id: step", "    - {id: step",
+     "cards/demo/cards.yaml:17: invalid YAML: did not find expected '-' indicator (hint: a list item is indented "
+     "differently from the others, or one lacks its `- `: start each item with `- ` at the same indentation)"),
+    ("cards.yaml", "effect: \"**Draw** 1 card.\"", "effect: **Draw** 1 card.",
+     "cards/demo/cards.yaml:16: invalid YAML: did not find expected alphabetic or numeric character (hint: text "
+     "that starts with * or & (like **bold**) needs quotes: effect: \"**Draw** 1 card.\")"),
+    ("reference.yaml", "  id: reference\n", "  id: reference\n   size: 3\n",
+     "cards/demo/reference.yaml:5: invalid YAML: mapping values are not allowed in this context (hint: this line "
+     "is indented deeper than the key above it, or the line above lacks its value: line keys of one mapping up at "
+     "the same number of spaces)"),
+]
+
+
+@pytest.mark.parametrize("name,old,new,message", YAML_MISTAKES, ids=[m[3][30:70] for m in YAML_MISTAKES])
+def test_yaml_mistakes_say_the_likely_cause_and_fix(demo, name, old, new, message):
+    edit(demo, name, old, new)
+    result = pnp(demo, "validate", "demo")
+    assert result.exit_code == 1 and lines(result) == [message]
+
+
+def test_the_progress_bar_ends_before_an_error_or_the_ctrl_c_notice(monkeypatch):
+    import click
+    from click.testing import CliRunner
+    from generator.commands import cli
+    from generator.errors import PnpError, Problem
+    events = []
+
+    class Bar:
+        def stop(self):
+            events.append("bar stopped")
+
+    def command(error):
+        @click.command()
+        @cli.handles_problems
+        def run():
+            cli._LIVE.append(Bar())
+            raise error
+        return run
+    monkeypatch.setattr(click, "echo", lambda message="", err=False, **_: events.append(message))
+    CliRunner().invoke(command(PnpError(Problem("cards/x.yaml", 3, "bad"))))
+    assert events == ["bar stopped", "cards/x.yaml:3: bad"]
+    events.clear()
+    CliRunner().invoke(command(KeyboardInterrupt()))
+    assert events == ["bar stopped", "interrupted; earlier outputs are unchanged"]
+
+
+def test_a_shop_export_says_left_out_pieces_in_one_line():
+    from types import SimpleNamespace
+    from generator.export.shops import left_out_lines
+    pieces = [SimpleNamespace(id=f"token-{i}", name=f"Token {i}") for i in range(18)]
+    why = "The Game Crafter prints no board or token: print it from the pack"
+    assert left_out_lines("g", [(p, why) for p in pieces]) == [
+        f"g: left out 18 pieces (token-0, token-1, token-2, …): {why}; counts.csv lists each"]
+
+
+def test_the_scaffold_says_in_each_file_what_names_the_sample_deck(demo):
+    folder = demo / "cards/demo"
+    for name in ("cards.yaml", "rules.py", "claims.yaml", "rulebook/en.md", "game.yaml"):
+        text = (folder / name).read_text(encoding="utf-8")
+        assert "sample deck" in text, name
+    assert "./pnp new GAME --empty" in (folder / "cards.yaml").read_text(encoding="utf-8")
+
+
+def test_new_empty_starts_without_the_sample(tmp_path):
+    project = tmp_path / "blank"
+    made = pnp(project, "new", "blank", "--empty")
+    assert made.exit_code == 0, made.output
+    assert sorted(p.name for p in (project / "cards/blank").iterdir()) == ["cards.yaml", "game.yaml", "rules.py"]
+    assert pnp(project, "validate", "blank").output == "blank: valid (0 notes)\n"
+    built = pnp(project, "build", "blank", "--paper", "a4")
+    assert built.exit_code == 0 and "wrote build/blank/blank-2p-a4.pdf (3 pages, 1 card; preflight ok)" in built.output

@@ -268,7 +268,7 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
                                     f"fields: {', '.join(sorted(n for n in card.fields if n not in names))}"))
     for char in assets.missing(plain_text(filled)):
         problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
-                                "font and has no icon", f"replace it, or run pnp assets add {char} to add it to the fonts"))
+                                "font and has no icon", f"replace it, or run ./pnp assets add {char} to add it to the fonts"))
     return problems
 
 

@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import traceback
+from pathlib import Path
 
 import click
 
@@ -56,6 +57,12 @@ class Commands(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    def main(self, *args, **kwargs):
+        # run by the ./pnp launcher, usage lines say what the reader types
+        if os.environ.get("PNP_LAUNCHER_PROJECT"):
+            kwargs.setdefault("prog_name", "./pnp")
+        return super().main(*args, **kwargs)
 
     def resolve_command(self, ctx, args):
         if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
@@ -164,9 +171,19 @@ def _project(ctx: click.Context, project_dir: str | None) -> Project:
     return project
 
 
+LAUNCHER_PROJECT = "PNP_LAUNCHER_PROJECT"     # set by ./pnp: the folder the launcher lives in
+
+
 def _given_folder(ctx: click.Context, project_dir: str | None) -> str:
-    """--project after the command, or before it, or the current folder."""
-    return project_dir or ctx.find_root().params.get("project_dir") or "."
+    """--project after the command, or before it, or the current folder; outside any project,
+    the project the `./pnp` launcher that ran lives in (`~/kit/pnp list` from anywhere)."""
+    given = project_dir or ctx.find_root().params.get("project_dir")
+    if given:
+        return given
+    home = os.environ.get(LAUNCHER_PROJECT)
+    if find_root(".") is None and home and (Path(home) / "cards").is_dir():
+        return home
+    return "."
 
 
 def _game(project: Project, game: str | None) -> list[str]:
@@ -196,6 +213,22 @@ def _open(ctx: click.Context, project_dir: str | None):
 @click.version_option(__version__, prog_name="pnp")
 def main(project_dir, verbose):
     """Turn card data into print-and-play kits."""
+
+
+@main.command("help")
+@click.argument("command", nargs=-1)
+@_project_option
+@click.pass_context
+def help_command(ctx, command, project_dir):
+    """How to use pnp, or one COMMAND: `./pnp help build` is `./pnp build --help`."""
+    group, context = main, ctx.parent
+    for name in command:
+        found = group.get_command(context, name) if isinstance(group, click.Group) else None
+        if found is None:
+            known = group.list_commands(context) if isinstance(group, click.Group) else []
+            raise click.UsageError(f"No such command '{name}'{suggest(name, known)}.")
+        group, context = found, click.Context(found, info_name=name, parent=context)
+    click.echo(context.get_help())
 
 
 @main.command("list")
@@ -357,7 +390,7 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--players", help="Player counts to build, e.g. 4 or 3,4 (default: every pack).")
 @click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
 @_duplex_option
-@click.option("--back-offset", help="Shift every back by X,Y mm to correct the printer (see pnp calibrate).")
+@click.option("--back-offset", help="Shift every back by X,Y mm to correct the printer (see ./pnp calibrate).")
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @click.option("--ink-saver", is_flag=True, help="Draft print: no full-bleed fills, light frames, black text.")
 @click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
@@ -585,7 +618,7 @@ def serve(ctx, port, project_dir):
     try:
         run(project, port, say=click.echo)
     except OSError as exc:
-        hint = f" (another program uses it: try pnp serve --port {port + 1 if port else 8001})" \
+        hint = f" (another program uses it: try ./pnp serve --port {port + 1 if port else 8001})" \
             if exc.errno == errno.EADDRINUSE else ""
         raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}{hint}") from None
 
@@ -631,10 +664,12 @@ def server_stop(project_dir):
 @click.option("--title", help="The game's title (default: made from GAME).")
 @click.option("--lang", type=click.Choice(["en", "zh-Hans"]), default="en", show_default=True,
               help="The language the new game's cards and templates are written in.")
+@click.option("--empty", is_flag=True, help="One deck of one card to build on, instead of the full example "
+              "(sample decks, board, rules module, claims, rulebook).")
 @_project_option
 @click.pass_context
 @handles_problems
-def new_game(ctx, game, title, lang, project_dir):
+def new_game(ctx, game, title, lang, empty, project_dir):
     """Start a game: cards/GAME and templates/GAME that validate and build as written.
 
     Inside a project (or with --project DIR) the game is added to it; anywhere else a new
@@ -646,14 +681,14 @@ def new_game(ctx, game, title, lang, project_dir):
     root = Path(given).resolve() if given else find_root(".")
     if root is None:
         root = Path(game).resolve()
-        written = new_project(root, game, title, lang)
+        written = new_project(root, game, title, lang, empty)
         for name in written:
             click.echo(f"  wrote {game}/{name}")
         click.echo(f"{game}/: a new project with the game {game}. Next: cd {game}, then ./pnp validate {game} "
                    f"and ./pnp build {game} --players 2; the format is in docs/authoring.md")
         return
     (root / "cards").mkdir(parents=True, exist_ok=True)
-    written = make(root, game, title, lang)
+    written = make(root, game, title, lang, empty)
     for name in written:
         click.echo(f"  wrote {name}")
     click.echo(f"{game}: ready. Next: ./pnp validate {game}, then ./pnp build {game} --players 2; "

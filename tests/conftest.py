@@ -27,6 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # No build servers (commands/server.py) from the pnp processes tests start: each would outlive the
 # test by minutes. tests/test_server.py turns them on for itself.
 os.environ["PNP_SERVER"] = "0"
+# The engine's words and a command's default edition follow the reader's locale: tests get the same
+# answers on every machine (a test about the locale sets its own).
+for _name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 
 
 SOURCE_ONLY = {}                  # project folder -> the one language its builds and exports make

@@ -322,3 +322,36 @@ def test_new_empty_starts_without_the_sample(tmp_path):
     assert pnp(project, "validate", "blank").output == "blank: valid (0 notes)\n"
     built = pnp(project, "build", "blank", "--paper", "a4")
     assert built.exit_code == 0 and "wrote build/blank/blank-2p-a4.pdf (3 pages, 1 card; preflight ok)" in built.output
+
+
+# --- the engine's words follow the reader's locale ---------------------------------------------------
+
+@pytest.mark.parametrize("environ,expected", [
+    ({"LANG": "en_GB.UTF-8"}, "en-GB"), ({"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh-CN"),
+    ({"LANG": "C.UTF-8"}, None), ({}, None), ({"LC_MESSAGES": "fr_FR@euro"}, "fr-FR")])
+def test_the_readers_language_is_read_from_the_locale(environ, expected):
+    from generator.source.i18n import reader_language
+    assert reader_language(environ) == expected
+
+
+def test_an_english_reader_gets_english_words_and_editions(tmp_path, monkeypatch):
+    from tests.conftest import make_project
+    from tests.pdfcheck import page_text
+    project = make_project(tmp_path / "p", ["seven-nights"])
+    calibrated = pnp(project, "calibrate")                          # C locale: English
+    assert calibrated.exit_code == 0
+    assert "Printer calibration" in page_text(project / "build/calibration-a4-long.pdf", 1)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert pnp(project, "calibrate").exit_code == 0
+    assert "打印机校准" in page_text(project / "build/calibration-a4-long.pdf", 1)
+    assert "deck  lanterns           灯牌 (5 designs" in pnp(project, "list").output
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    listed = pnp(project, "list")
+    assert listed.output.startswith("seven-nights: Firefly Bride: Seven Nights, One Lamp (zh-Hans, en)\n")
+    assert "deck  lanterns           Lantern cards (5 designs" in listed.output
+    from click.testing import CliRunner
+    from generator.commands.cli import main
+    proof = CliRunner().invoke(main, ["--project", str(project), "build", "seven-nights", "--only", "lanterns/ember"])
+    assert proof.output == "wrote build/seven-nights/cards/lanterns-ember-en.pdf and its .png (rendered)\n"
+    reprint = pnp(project, "reprint", "seven-nights")
+    assert reprint.exit_code == 1 and "no earlier build of this game in en is recorded" in reprint.output

@@ -233,15 +233,24 @@ def help_command(ctx, command, project_dir):
 
 @main.command("list")
 @click.argument("game", required=False)
+@click.option("--lang", help="The language to name things in (default: your locale's, when the game has it).")
 @_project_option
 @click.pass_context
 @handles_problems
-def list_games(ctx, game, project_dir):
+def list_games(ctx, game, lang, project_dir):
     """Games (or GAME), their components and the packs they offer (reads data only: no rules module runs)."""
     from generator.source.load import load_game
     project, _ = _open(ctx, project_dir)
     for game_id in _game(project, game):
         game = load_game(project, game_id, rules=False)
+        edition = _reader_edition(project, game_id, lang)
+        if edition != game.language:
+            try:
+                game = load_game(project, game_id, edition, rules=False)
+            except PnpError:
+                if lang:
+                    raise
+                # (a catalogue with mistakes: the names in the data's language; validate says what is wrong)
         languages = f" ({', '.join(game.languages)})" if len(game.languages) > 1 else ""
         click.echo(f"{game_id}: {game.spec.title}{languages}")
         for line in _completeness(project, game):
@@ -421,7 +430,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         from generator.commands.proofs import proof_cards
         project, assets = _open(ctx, project_dir)
         written, fresh = proof_cards(project, assets, game, [c.strip() for c in only.split(",") if c.strip()],
-                                     _jobs(jobs), lang)
+                                     _jobs(jobs), _reader_edition(project, game, lang))
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
@@ -459,6 +468,12 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
                                       options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
                 written += files
         stamp.record(project.root, game_id, written, inputs, log.files)
+
+
+def _reader_edition(project, game_id: str, lang: str | None) -> str:
+    """For a command that makes one edition: --lang, else the reader's locale's, else the source's."""
+    from generator.source.i18n import reader_edition
+    return reader_edition(_languages(project, game_id), lang)
 
 
 def _languages(project, game_id: str) -> list[str]:
@@ -548,7 +563,7 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, lang, project_dir):
     options = resolve(project.root, duplex)
     _say_saved_offset(options, None)
     run(project, assets, game, since, players, [paper] if paper else None, options, _jobs(jobs),
-        say=click.echo, lang=lang)
+        say=click.echo, lang=_reader_edition(project, game, lang))
 
 
 @main.command()
@@ -758,7 +773,8 @@ def preflight(ctx, pdf, manifest, project_dir):
               help="The edge the printer flips the sheet on.")
 @click.option("--printer", help="Name to save the measured offset under (with --offset).")
 @click.option("--offset", help="The X,Y read off the printed calibration sheet: saves it for --printer.")
-@click.option("--lang", help="The sheet's language, en or zh-Hans (default: the language of the project's games).")
+@click.option("--lang", help="The sheet's language, en or zh-Hans (default: your locale's, LANG or LC_ALL; else "
+              "English).")
 @_project_option
 @click.pass_context
 @handles_problems
@@ -776,11 +792,9 @@ def calibrate(ctx, paper, duplex, printer, offset, lang, project_dir):
         click.echo(f"saved back offset {values[0]:g},{values[1]:g} mm for printer '{printer}' in "
                    f"{project.display(path)}; builds use it (or pass --printer {printer})")
         return
-    from generator.source.i18n import ENGINE_LANGUAGES
-    from generator.source.load import game_languages
+    from generator.source.i18n import ENGINE_LANGUAGES, engine_words
     if lang is None:
-        sources = {game_languages(project, g)[0] for g in project.games()}
-        lang = sources.pop() if len(sources) == 1 else "en"
+        lang = engine_words()            # the reader's locale (LANG, LC_ALL), else English
     elif lang not in ENGINE_LANGUAGES:
         raise click.UsageError(f"--lang: the engine speaks {' and '.join(ENGINE_LANGUAGES)}, not {lang!r}")
     target = project.build / f"calibration-{paper}-{duplex}.pdf"

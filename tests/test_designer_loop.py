@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import pikepdf
 import yaml
 from PIL import Image
 
@@ -355,3 +356,65 @@ def test_an_english_reader_gets_english_words_and_editions(tmp_path, monkeypatch
     assert proof.output == "wrote build/seven-nights/cards/lanterns-ember-en.pdf and its .png (rendered)\n"
     reprint = pnp(project, "reprint", "seven-nights")
     assert reprint.exit_code == 1 and "no earlier build of this game in en is recorded" in reprint.output
+
+
+# --- tuck boxes --------------------------------------------------------------------------------------
+
+def _boxed(demo: Path, show: str = "") -> None:
+    """The demo with tuck boxes, its goods deck given a back of each card's own (like a character's
+    other side)."""
+    edit(demo, "game.yaml", "\npacks:", f"\ntuck_boxes: {{{show}}}\npacks:")
+    edit(demo, "goods.yaml", "back: demo/card-back.html", "back: demo/good-back.html")
+    (demo / "templates/demo/good-back.html").write_text(
+        '<div class="bleed back"></div>\n<div class="trim"><div class="centre back-title">{{ card.name }}</div></div>\n',
+        encoding="utf-8")
+
+
+def _box_pages(demo: Path, name: str = "demo-2p-a4"):
+    from generator.check.pdfread import walk
+    manifest = json.loads((demo / f"build/demo/{name}.json").read_text())
+    pdf = pikepdf.open(demo / f"build/demo/{name}.pdf")
+    return {tuple(e["box"]["decks"]): (e, [p.label for p in walk(pdf.pages[e["number"] - 1])[0]])
+            for e in manifest["pages"] if e["role"] == "tuck-box"}
+
+
+def test_page_1_names_tuck_boxes_as_boxes(demo):
+    from tests.pdfcheck import page_text
+    _boxed(demo)
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    first = " ".join(page_text(demo / "build/demo/demo-2p-a4.pdf", 1).split())
+    assert "Tuck box: Action cards 1" in first and "Tuck box: Goods 1" in first
+
+
+def test_a_box_shows_the_decks_shared_back_or_a_chosen_face_never_card_1s_own_back(demo):
+    _boxed(demo)
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    boxes = _box_pages(demo)
+    assert boxes[("actions",)][1] == ["actions back"]            # every action card shares its back
+    assert boxes[("goods",)][1] == []                            # each good has its own: none stands for all
+    game = demo / "cards/demo/game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace("tuck_boxes: {}", "tuck_boxes: {show: {goods: jade}}"),
+                    encoding="utf-8")
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    assert _box_pages(demo)[("goods",)][1] == ["goods/jade face"]
+    game.write_text(game.read_text(encoding="utf-8").replace("{goods: jade}", "{goods: pearl}"), encoding="utf-8")
+    wrong = pnp(demo, "validate", "demo")
+    assert lines(wrong) == [f"cards/demo/game.yaml:{_line(game, 'tuck_boxes')}: tuck_boxes: show: deck 'goods' has "
+                            "no card 'pearl'"]
+
+
+def _line(path: Path, start: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line.startswith(start))
+
+
+def test_cutter_writes_the_tuck_boxes_cut_lines(demo):
+    _boxed(demo)
+    built = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4", "--cutter", "silhouette")
+    assert built.exit_code == 0, built.output
+    entry, _ = _box_pages(demo, "demo-2p-a4-silhouette")[("actions",)]
+    area = entry["cut_area"]
+    assert all(area[0] <= x <= area[0] + area[2] and area[1] <= y <= area[1] + area[3] for x, y in entry["outline"])
+    svg = (demo / f"build/demo/demo-2p-a4-silhouette-cut/page-{entry['number']:02d}.svg").read_text()
+    points = " ".join(f"{x:g},{y:g}" for x, y in entry["outline"])
+    assert f'<polygon points="{points}"/>' in svg and '<g id="registration"' in svg
+    assert (demo / f"build/demo/demo-2p-a4-silhouette-cut/page-{entry['number']:02d}.dxf").is_file()

@@ -37,6 +37,7 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += pack_checks(project, game)
     problems += template_checks(project, game)
     problems += size_checks(game)
+    problems += tuck_box_checks(game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
     problems += rulebook_checks(project, game, assets)
@@ -60,6 +61,30 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     except PnpError as exc:
         return exc.problems
     return []
+
+
+def tuck_box_checks(game: Game) -> list[Problem]:
+    """tuck_boxes: in game.yaml names decks (and, under show:, their cards) that exist."""
+    spec = game.spec.tuck_boxes
+    if spec is None:
+        return []
+    file = f"cards/{game.id}/game.yaml"
+    raw = game.files.get(file)
+    problems = []
+    for i, group in enumerate(spec.groups or []):
+        for j, deck_id in enumerate(group):
+            if deck_id not in game.decks:
+                problems.append(Problem(file, line_at(raw, ("tuck_boxes", "groups", i, j))[1], f"tuck_boxes: groups: "
+                                        f"no deck '{deck_id}'", f"decks: {', '.join(game.decks)}"))
+    for deck_id, card_id in (spec.show or {}).items():
+        deck = game.decks.get(deck_id)
+        where = line_at(raw, ("tuck_boxes", "show", deck_id))[1]
+        if deck is None:
+            problems.append(Problem(file, where, f"tuck_boxes: show: no deck '{deck_id}'",
+                                    f"decks: {', '.join(game.decks)}"))
+        elif not any(card.id == card_id for card in deck.cards):
+            problems.append(Problem(file, where, f"tuck_boxes: show: deck '{deck_id}' has no card '{card_id}'"))
+    return problems
 
 
 def _rulebook_missing(project: Project, game: Game) -> list[Problem]:

@@ -103,6 +103,8 @@ class TuckBoxSpec(Strict):
     stock_mm: float = Field(0.32, gt=0, le=2, description="mm one card is thick (250 g/m² card ≈ 0.32)")
     groups: list[list[ID]] | None = Field(None, description="decks that share a box; default: one box per deck "
                                           "on card stock")
+    show: dict[ID, ID] | None = Field(None, description="deck id -> the card whose face the box's back panel shows "
+                                      "(default: the deck's back, when its cards share one)")
 
 RULEBOOK_PAGES = {"a5": (148.0, 210.0), "a6": (105.0, 148.0), "b6": (125.0, 176.0)}  # page sizes in mm
 

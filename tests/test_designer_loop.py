@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -418,3 +419,30 @@ def test_cutter_writes_the_tuck_boxes_cut_lines(demo):
     points = " ".join(f"{x:g},{y:g}" for x, y in entry["outline"])
     assert f'<polygon points="{points}"/>' in svg and '<g id="registration"' in svg
     assert (demo / f"build/demo/demo-2p-a4-silhouette-cut/page-{entry['number']:02d}.dxf").is_file()
+
+
+# --- watch: what the designer looks at first ---------------------------------------------------------
+
+def test_watch_rebuilds_the_pack_last_built_first_and_says_so(demo):
+    from tests.test_rebuilds import _read_until
+    assert pnp(demo, "build", "demo", "--players", "3", "--paper", "letter").exit_code == 0
+    proc = subprocess.Popen([sys.executable, "-m", "generator", "--project", str(demo), "watch", "demo", "--jobs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                            env={**os.environ, "PNP_SERVER": "0"})
+    said: list = []
+    try:
+        assert _read_until(proc, "demo:", said) == "demo: building every pack before the watch starts …\n"
+        _read_until(proc, "watching", said)
+        edit(demo, "cards.yaml", "name: Spark,", "name: Flare,")
+        line = _read_until(proc, "changed;", said)
+        assert line == "demo: changed; rebuilding the 3p letter pack first, then the rest\n"
+        ready = _read_until(proc, "ready in", said)
+        assert ready.startswith("demo: 3p letter ready in ") and ready.endswith(
+            " s — wrote build/demo/demo-3p-letter.pdf, build/demo/demo-rules-letter.pdf, "
+            "build/demo/cards/actions-spark.pdf\n")
+        rest = _read_until(proc, "rebuilt in", said)
+        assert rest.startswith("demo: the rest rebuilt in ") and "1 face re-rendered: actions/spark (face)" in rest
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "Traceback" not in "".join(said)

@@ -490,11 +490,15 @@ def _languages(project, game_id: str) -> list[str]:
 @_duplex_option
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @_jobs_option
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
-    """Rebuild on every save of a card, template, font or icon, and say what was rebuilt."""
+def watch(ctx, game, players, paper, duplex, printer, jobs, lang, project_dir):
+    """Rebuild on every save of a card, template, font or icon, and say what was rebuilt.
+
+    Run it in a terminal of its own. On a save it rebuilds first the pack you look at (the one
+    you last built, or --players/--paper/--lang) and a proof of each changed card, then the rest."""
     from generator.source.options import resolve
     from generator.commands.watch import Watcher
     project = _project(ctx, project_dir)
@@ -506,8 +510,13 @@ def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
         return resolve(project.root, duplex, None, False, False, printer)
     options = settings()
     _say_saved_offset(options, None)
+    if lang:
+        for game_id in games:
+            if lang not in _languages(project, game_id):
+                raise click.UsageError(f"{game_id} has no {lang} edition (languages: "
+                                       f"{', '.join(_languages(project, game_id))})")
     watcher = Watcher(project, games, counts, [paper] if paper else None, options, _jobs(jobs),
-                      say=lambda line: click.echo(line), settings=settings)
+                      say=lambda line: click.echo(line), settings=settings, lang=lang)
     watcher.run()
 
 

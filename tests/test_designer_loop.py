@@ -458,3 +458,49 @@ def test_make_kit_says_what_it_does_and_make_test_is_for_contributors():
     assert "make test: the whole test suite, for contributors to pnp (about an hour on a busy 2-core machine;" in out
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "`make test` is for contributors" in readme and "terminal of its own" in readme
+
+
+# --- a changelog; the engine version a game is written for -------------------------------------------
+
+@pytest.mark.parametrize("spec,version,holds", [
+    (">=0.2", "0.2.0", True), (">=0.2", "0.1.9", False), (">=0.2, <0.3", "0.3.0", False), ("0.2", "0.2.0", True),
+    ("~=0.2", "0.9.1", True), ("~=0.2", "1.0.0", False), ("~=0.2.1", "0.3.0", False), ("0.x", "0.2.0", None),
+    ("", "0.2.0", None)])
+def test_engine_ranges(spec, version, holds):
+    from generator.source.engine import satisfies
+    assert satisfies(spec, version) is holds
+
+
+@pytest.mark.parametrize("spec,message", [
+    (">=9.0", "cards/demo/game.yaml:{line}: this game is written for pnp >=9.0; this pnp is {version} (hint: update "
+              "pnp (git pull in the pnp folder, then make kit))"),
+    ("<0.2", "cards/demo/game.yaml:{line}: this game is written for pnp <0.2; this pnp is {version} (hint: "
+             "CHANGELOG.md says what changed since and how to move the game; then update engine:)"),
+    ("0.x", "cards/demo/game.yaml:{line}: engine: '0.x' is not a range of pnp versions (hint: write it like "
+            "\">=0.2\" or \">=0.2, <0.3\")"),
+])
+def test_a_game_written_for_another_pnp_says_so_first(demo, spec, message):
+    from generator import __version__
+    game = demo / "cards/demo/game.yaml"
+    text = game.read_text(encoding="utf-8")
+    assert 'engine: ">=0.2"' in text                     # ./pnp new states the version it wrote for
+    game.write_text(text.replace('engine: ">=0.2"', f'engine: "{spec}"') + "unknown_key_of_a_later_pnp: 1\n",
+                    encoding="utf-8")
+    result = pnp(demo, "validate", "demo")
+    assert result.exit_code == 1
+    assert lines(result) == [message.format(line=_line(game, "engine:"), version=__version__)]
+
+
+def test_the_changelog_names_this_version_and_every_game_key():
+    import tomllib
+    from generator import __version__
+    from generator.source.schema import CatalogueFile, DeckSpec, FieldSpec, GameSpec, RulebookSpec, TuckBoxSpec
+    from tests.conftest import ROOT
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"] == __version__
+    releases = [line.split("]")[0][4:] for line in text.splitlines() if line.startswith("## [")]
+    assert releases[0] == __version__ and "https://keepachangelog.com" in text
+    for model in (GameSpec, DeckSpec, CatalogueFile, TuckBoxSpec, RulebookSpec, FieldSpec):
+        assert not [key for key in model.model_fields if f"`{key}" not in text and f" {key}" not in text], model
+    flat = " ".join(text.split())
+    assert "**Migration:** `game.spec.title` is now `game.title` (drop `.spec.` everywhere)" in flat

@@ -14,6 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from generator import __version__
 from generator.errors import PnpError, Problem
 
 SCAFFOLD = Path(__file__).resolve().parent.parent / "scaffold"
@@ -61,8 +62,9 @@ def new_game(root: Path, game_id: str, title: str | None = None, lang: str = "en
             written.append(f"{shared}/")
     if lang not in SCAFFOLD_LANGUAGES:
         raise PnpError(Problem(lang, None, f"./pnp new writes games in {' or '.join(SCAFFOLD_LANGUAGES)}"))
+    major, minor = __version__.split(".")[:2]
     values = {"__GAME__": game_id, "__TITLE__": title or game_id.replace("-", " ").title(), "__LANG__": lang,
-              **EMPTY_WORDS[lang]}
+              "__ENGINE__": f">={major}.{minor}", **EMPTY_WORDS[lang]}
     # (a __pycache__ Python left beside the scaffold's rules.py is not part of it)
     for path, name in _sources(lang, empty):
         folder, _, rest = name.partition("/")

@@ -19,6 +19,7 @@ from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.edition import apply_catalogue
+from generator.source.engine import check_engine
 from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec,
                                      PiecesFile, TableFile, validation_problems)
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, TRANSLATED, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
@@ -53,6 +54,8 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
             problems.extend(exc.problems)
             return None
         files[display] = data
+        if model is GameSpec and isinstance(data, dict):      # before anything else a newer pnp may know
+            check_engine(data.get("engine"), display, data.line_of("engine") if "engine" in data else None)
         try:
             return model.model_validate(data)
         except ValidationError as exc:

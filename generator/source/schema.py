@@ -122,6 +122,8 @@ class GameSpec(Strict):
     title: str
     subtitle: str | None = None
     language: str = Field("zh-Hans", description="the data's language, when the game has one (see languages)")
+    engine: str | None = Field(None, description="the pnp versions the game is written for, e.g. \">=0.2\" "
+                               "(see CHANGELOG.md): another pnp says so and stops")
     languages: list[Annotated[str, Field(pattern=LANG)]] | None = Field(
         None, min_length=1, description="the editions, e.g. [zh-Hans, en]; the first is the data's own language, "
         "each other one has its catalogue cards/<game>/i18n/<lang>.yaml")

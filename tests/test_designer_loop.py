@@ -504,3 +504,23 @@ def test_the_changelog_names_this_version_and_every_game_key():
         assert not [key for key in model.model_fields if f"`{key}" not in text and f" {key}" not in text], model
     flat = " ".join(text.split())
     assert "**Migration:** `game.spec.title` is now `game.title` (drop `.spec.` everywhere)" in flat
+
+
+def test_validate_preflights_every_pack_it_makes_in_memory(demo, monkeypatch):
+    from generator.sheets import kit
+    from generator.sheets.pack import check_pack
+    from generator.errors import PnpError
+    checked = []
+
+    def spy(project, game, pack, paper, pdf, manifest, options=None, name=None, jobs=1):
+        checked.append((pack.key if pack else name, paper))
+        if len(checked) == 1:           # the first one, made to lie about its pages
+            with pytest.raises(PnpError) as refused:
+                check_pack(project, game, pack, paper, pdf, {**manifest, "pages": manifest["pages"][1:]})
+            assert str(refused.value).startswith("build/demo/demo-2p-a4.pdf: preflight: the PDF has ")
+        return check_pack(project, game, pack, paper, pdf, manifest, name=name, jobs=jobs)
+    monkeypatch.setattr(kit, "check_pack", spy)
+    assert pnp(demo, "validate", "demo").exit_code == 0
+    assert checked == [("2p", "a4"), ("2p", "letter"), ("3p", "a4"), ("3p", "letter"),
+                       ("demo-rules-a4", "a4"), ("demo-rules-letter", "letter")]
+    assert not (demo / "build/demo").exists() or not list((demo / "build/demo").glob("*.pdf"))

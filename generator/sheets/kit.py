@@ -16,7 +16,7 @@ from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, write_pack, written_files
+from generator.sheets.pack import PackBuilder, check_pack, write_pack, written_files
 from generator.sheets.rules_file import build_rules, rules_name
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
@@ -310,13 +310,16 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
 @building()
 def check_build(project: Project, assets: Assets, game_id: str, lang: str | None = None, jobs: int = 1,
                 progress=None) -> Checked:
-    """`pnp validate`: everything `pnp build` does for every pack and paper, short of writing
-    (faces rendered go to the face cache, so the build that follows draws none again); the
-    edition's notes. Pictures under their dpi are errors, as a build without --draft has them."""
+    """`pnp validate`: everything `pnp build` does for every pack and paper, short of writing:
+    each pack made in memory and preflighted from a scratch folder (faces rendered go to the face
+    cache, so the build that follows draws none again); the edition's notes. Pictures under their
+    dpi are errors, as a build without --draft has them."""
     made = gather(project, assets, game_id, lang=lang, jobs=jobs, progress=progress, say=lambda _: None,
                   templates=True)
-    for _ in made.packs_made():
-        pass
+    for pack, paper, pdf, manifest in made.packs_made():
+        check_pack(project, made.game, pack, paper, pdf, manifest, jobs=jobs)      # what write_pack checks
+    for paper, pdf, manifest in made.rules:
+        check_pack(project, made.game, None, paper, pdf, manifest, name=rules_name(made.game, paper), jobs=jobs)
     return Checked(made.game, made.notes)
 
 

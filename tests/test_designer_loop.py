@@ -261,8 +261,8 @@ YAML_MISTAKES = [
      "that starts with * or & (like **bold**) needs quotes: effect: \"**Draw** 1 card.\")"),
     ("reference.yaml", "  id: reference\n", "  id: reference\n   size: 3\n",
      "cards/demo/reference.yaml:5: invalid YAML: mapping values are not allowed in this context (hint: this line "
-     "is indented deeper than the key above it, or the line above lacks its value: line keys of one mapping up at "
-     "the same number of spaces)"),
+     "is indented deeper than the key above it, or the line above lacks its value: keep the keys of one mapping "
+     "at the same number of spaces)"),
 ]
 
 

@@ -175,10 +175,10 @@ def yaml_hint(parser_words: str, line: str) -> str | None:
             return "a colon followed by a space inside unquoted text ends a key: put the text in quotes, " \
                    "e.g. effect: \"Choose one: draw or score\""
         return "this line is indented deeper than the key above it, or the line above lacks its value: " \
-               "line keys of one mapping up at the same number of spaces"
+               "keep the keys of one mapping at the same number of spaces"
     if "flow mapping" in words or "flow sequence" in words:
         return "inside { } or [ ], text holding a comma, colon or bracket needs quotes ({name: \"Salt, sea\"}), " \
-               "and each { or [ needs its closing } or ]"
+               "and every quote, { and [ needs its closing mark"
     if "quoted scalar" in words or "end of stream" in words:
         return "a quote opened on this line is not closed: end the text with the same quote mark"
     if "expected '-'" in words or ("block end" in words and line.lstrip().startswith("-")):

@@ -10,6 +10,7 @@ manifest records it so a test can measure the printed lines against it.
 from __future__ import annotations
 
 import io
+from collections import Counter
 from dataclasses import dataclass
 
 from generator.geometry import MIN_MARGIN, PAPERS, Rect, tiles
@@ -193,8 +194,7 @@ class BoxSheets:
 
     def _back(self, imposer, page, decks, net: Net, where) -> None:
         """On the box's back panel, the card's trim centred in it: the face `show:` chooses for one
-        of its decks, else the deck's back when its cards share one. A deck whose cards each have a
-        back of their own (a character's other side) shows none: card 1's would stand for all."""
+        of its decks, else the deck's back (see _deck_back)."""
         chosen = (self.game.spec.tuck_boxes.show or {}) if self.game.spec.tuck_boxes else {}
         deck = next((d for d in decks if d.id in chosen), decks[0])
         label = f"{deck.id} back"
@@ -202,9 +202,7 @@ class BoxSheets:
             face = self.faces.get((deck.id, chosen[deck.id], "face"))
             label = f"{deck.id}/{chosen[deck.id]} face"
         else:
-            backs = {self.rendered.key_of(f) for (d, _, side), f in self.faces.items() if d == deck.id and side == "back"}
-            card = next((c for c in deck.cards), None)
-            face = self.faces.get((deck.id, card.id, "back")) if card and len(backs) == 1 else None
+            face = _deck_back(self.faces, self.rendered, deck.id)
         if face is None:
             return
         panel = _moved(net.panels()["back"], where["origin"])
@@ -225,6 +223,15 @@ def _registration(body: Body, page, cutter, net: Net, where) -> dict:
     ox, oy = where["origin"]
     return {"cutter": cutter.id, "cut_area": where["cut_area"], "registration": [s.as_list() for s in shapes],
             "outline": [[round(x + ox, 3), round(y + oy, 3)] for x, y in net.outline()]}
+
+
+def _deck_back(faces: dict, rendered, deck_id: str):
+    """The back the deck's cards share: the first card's whose back several cards have (one back
+    for all, or one per player colour). A deck whose cards each have a back of their own (a
+    character's other side) has none to show: card 1's would stand for every card."""
+    backs = [(f, rendered.key_of(f)) for (d, _, side), f in faces.items() if d == deck_id and side == "back"]
+    cards = Counter(key for _, key in backs)
+    return next((f for f, key in backs if cards[key] > 1), None)
 
 
 def _moved(rect: Rect, origin) -> Rect:

@@ -524,3 +524,18 @@ def test_validate_preflights_every_pack_it_makes_in_memory(demo, monkeypatch):
     assert checked == [("2p", "a4"), ("2p", "letter"), ("3p", "a4"), ("3p", "letter"),
                        ("demo-rules-a4", "a4"), ("demo-rules-letter", "letter")]
     assert not (demo / "build/demo").exists() or not list((demo / "build/demo").glob("*.pdf"))
+
+
+def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
+    """Every entry of seven-nights' English catalogue is kept: those the data shows, and the values its
+    templates pass to _() (which no reading of the data finds) under a comment saying so."""
+    from tests.conftest import make_project
+    project = make_project(tmp_path / "p", ["seven-nights"])
+    path = project / "cards/seven-nights/i18n/en.yaml"
+    before = yaml.safe_load(path.read_text(encoding="utf-8"))
+    result = pnp(project, "translate", "seven-nights", "--lang", "en")
+    assert result.output == ("wrote cards/seven-nights/i18n/en.yaml (0 new entries, 0 to translate, 0 to review, "
+                             "20 kept that the data does not show)\n")
+    after = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert after["text"] == before["text"] and after["decks"] == before["decks"] and after["title"] == before["title"]
+    assert "  # Not in the data as ./pnp translate reads it" in path.read_text(encoding="utf-8")

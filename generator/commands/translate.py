@@ -32,13 +32,14 @@ def translate(project: Project, game_id: str, lang: str, say=print) -> list[str]
     old = load_yaml(path, display) if path.is_file() else {}
     literals = template_strings(project, game)
     merged = updated(old if isinstance(old, dict) else {}, lang, game, literals)
-    text = render(merged.catalogue, game, entries(game, literals, lang), f"./pnp translate {game_id} --lang {lang}")
+    text = render(merged.catalogue, game, entries(game, literals, lang), f"./pnp translate {game_id} --lang {lang}",
+                  merged.kept)
     path.parent.mkdir(exist_ok=True)
     write_atomic(path, text.encode("utf-8"))
     left = sum(1 for _ in _empty(merged.catalogue))
     say(f"wrote {display} ({count(merged.added, 'new entry', 'new entries')}, {left} to translate, "
-        f"{len(merged.review)} to review" + (f", {merged.dropped} no longer used dropped" if merged.dropped else "")
-        + ")")
+        f"{len(merged.review)} to review" + (f", {len(merged.kept)} kept that the data does not show"
+                                              if merged.kept else "") + ")")
     written = [display]
     stub = _rulebook_stub(project, game, lang)
     if stub:

@@ -6,8 +6,9 @@ translated by: title, subtitle, deck names, card texts, colour and piece names, 
 enum values, the templates' `_()` literals). `updated` lays a catalogue over them the way
 gettext's msgmerge does: what is translated is kept; a new entry is empty (untranslated); an
 entry whose source text changed since (its hash under `sources:` differs) keeps its
-translation and is listed under `review:`, as is a `text:` entry taken from the close
-match of a source text that is gone (gettext's "fuzzy"). `render` writes it as YAML a
+translation and is listed under `review:`, as is a `text:` entry given the translation of
+a close match among the texts the data no longer shows (gettext's "fuzzy"). Those are kept:
+a template or rules.py may pass such a value to `_()`, which no reading of the data finds. `render` writes it as YAML a
 translator reads: each keyed entry with its source text in a comment above it.
 """
 from __future__ import annotations
@@ -102,7 +103,7 @@ class Merged:
     catalogue: dict              # the new catalogue, ready for render
     added: int                   # entries new to it (empty: to translate)
     review: list[str]            # entries whose source changed (their translation to check)
-    dropped: int                 # translations of texts the source no longer has
+    kept: list[str]              # `text:` entries the data does not show, kept (see updated)
 
 
 def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
@@ -122,7 +123,6 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
                 value = old_text[close[0]] if close else None
                 if close:
                     review.append(entry.name)
-                    gone.remove(close[0])
         else:
             value = _get(old, entry.key)
             value = value if isinstance(value, str) else None
@@ -138,13 +138,17 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     if game.spec.keywords:
         kept = old.get("keywords")
         new["keywords"] = [str(k) for k in kept] if isinstance(kept, list) else None
+    # A translated text the data does not show may be a value a template or rules.py passes to _()
+    # (an enum's value, a name rules.py makes): no reading of the data finds those, so it stays.
+    if gone:
+        new.setdefault("text", {}).update((t, old_text[t]) for t in gone)
     names = {e.name for e in wanted}
     new["review"] = [r for r in dict.fromkeys(review) if r in names]
     new["sources"] = {k: v for k, v in sorted(sources.items()) if k in names}
-    return Merged(new, added, new["review"], len(gone))
+    return Merged(new, added, new["review"], gone)
 
 
-def render(merged: dict, game: Game, wanted: list[Entry], command: str) -> str:
+def render(merged: dict, game: Game, wanted: list[Entry], command: str, kept: list[str] = ()) -> str:
     """The catalogue as YAML: a header saying how it is kept, each keyed entry under a comment
     giving its source text (a translator sees what to translate), `text:` keyed by the text."""
     source = {e.key: e.source for e in wanted}
@@ -156,7 +160,7 @@ def render(merged: dict, game: Game, wanted: list[Entry], command: str) -> str:
     for key, value in merged.items():
         if key in ("review", "sources"):
             continue
-        _emit(lines, (key,), value, 0, source, game)
+        _emit(lines, (key,), value, 0, source, game, kept[0] if kept else None)
     lines.append("review:" + ("" if merged["review"] else " []"))
     lines += [f"  - {_scalar(r)}" for r in merged["review"]]
     lines.append("sources:" + ("" if merged["sources"] else " {}"))
@@ -164,12 +168,16 @@ def render(merged: dict, game: Game, wanted: list[Entry], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _emit(lines: list[str], key: tuple, value: Any, depth: int, source: dict, game: Game) -> None:
+def _emit(lines: list[str], key: tuple, value: Any, depth: int, source: dict, game: Game,
+          first_kept: str | None = None) -> None:
     pad = "  " * depth
     name = _scalar(key[-1])
     if isinstance(value, dict):
         lines.append(f"{pad}{name}:")
         for sub, item in value.items():
+            if key == ("text",) and sub == first_kept:
+                lines.append(f"{pad}  # Not in the data as ./pnp translate reads it (a value a template or "
+                             "rules.py passes to _()?): kept. Delete what no card prints.")
             _emit(lines, key + (sub,), item, depth + 1, source, game)
         return
     if key in source and key[0] != "text":

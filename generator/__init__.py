@@ -1,6 +1,6 @@
 """pnp: turn card data into print-and-play kits."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 import os as _os
 

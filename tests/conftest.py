@@ -12,6 +12,7 @@ build every language, as `pnp build` does.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -22,6 +23,12 @@ from click.testing import CliRunner
 from generator.commands.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The engine's words and a command's default edition follow the reader's locale: tests get the same
+# answers on every machine (a test about the locale sets its own).
+for _name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 
 
 SOURCE_ONLY = {}                  # project folder -> the one language its builds and exports make

@@ -41,8 +41,8 @@ def test_project_option_and_module_entry_point(cephiro, tmp_path):
     run = subprocess.run([sys.executable, "-m", "generator", "--project", str(tmp_path), "list"],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 1 and run.stderr.strip().endswith(
-        "no cards/ folder here or in any folder above (hint: run pnp inside a project, pass --project DIR, "
-        "or start one with pnp new NAME)")
+        "no cards/ folder here or in any folder above (hint: run ./pnp inside a project, pass --project DIR, "
+        "or start one with ./pnp new NAME)")
     assert "Traceback" not in run.stderr
 
 

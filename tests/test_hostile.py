@@ -227,7 +227,7 @@ def test_a_busy_port_suggests_another(market):
         port = taken.getsockname()[1]
         result = pnp(market, "serve", "--port", str(port))
     assert result.exit_code == 2
-    assert f"try pnp serve --port {port + 1}" in result.output
+    assert f"try ./pnp serve --port {port + 1}" in result.output
 
 
 # --- faults ------------------------------------------------------------------------------------

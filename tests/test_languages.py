@@ -132,7 +132,7 @@ def test_validate_prints_each_languages_coverage(both):
     result = pnp(both, "validate", GAME)
     assert result.exit_code == 0, result.output
     assert f"{GAME}: en: 14/14 card texts, 30/30 strings" in result.output
-    assert f"{GAME} (zh-Hans): valid (1 note)" in result.output and f"{GAME} (en): valid (0 notes)" in result.output
+    assert f"{GAME} (zh-Hans): valid (1 note; --verbose lists them)" in result.output and f"{GAME} (en): valid (0 notes)" in result.output
 
 
 def test_a_missing_card_translation_names_card_field_and_language(tmp_path):
@@ -320,7 +320,7 @@ def test_reprint_in_english_lists_the_changed_card_in_english(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"wrote build/{GAME}/{GAME}-reprint-a4-en.pdf (1 changed card," in result.output
     first = _text(project / "build" / GAME / f"{GAME}-reprint-a4-en.pdf")[0]
-    assert "Reprint: the cards changed since the last build" in first and "Plum wine" in first
+    assert "Reprint: the cards changed since they were last printed" in first and "Plum wine" in first
     assert "goods/beer" in first and "face" in first and not CJK.findall(first)
     same = pnp(project, "reprint", GAME, "--paper", "a4")               # the Chinese cards did not change
     assert same.exit_code == 0 and f"{GAME}: nothing changed since the cards were last printed" in same.output

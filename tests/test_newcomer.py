@@ -228,6 +228,46 @@ def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
     assert "nothing changed since the cards were last printed" in again.output and "--since REV" in again.output
 
 
+def _git_commit(project) -> None:
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "game"], check=True)
+
+
+def test_reprint_since_head_on_a_clean_tree_reprints_nothing(demo):
+    """The scratch copy of HEAD sees the same engine and the game's own fonts: the same keys."""
+    _git_commit(demo)
+    result = pnp(demo, "reprint", "demo", "--since", "HEAD", "--paper", "a4")
+    assert result.exit_code == 0 and result.output == "demo: nothing changed since HEAD\n", result.output
+    assert not (demo / "build/demo/demo-reprint-a4.pdf").exists()
+
+
+def test_reprint_says_a_deleted_decks_cards_are_removed_once(demo):
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    game = demo / "cards/demo/game.yaml"
+    text = game.read_text(encoding="utf-8").replace("decks: [cards.yaml, reference.yaml, goods.yaml]",
+                                                    "decks: [cards.yaml, goods.yaml]")
+    game.write_text(text.replace("      reference: {count: 2}\n", "").replace("      reference: {count: 3}\n", ""),
+                    encoding="utf-8")
+    first = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert first.exit_code == 0, first.output
+    assert first.output == ("demo: nothing changed since the cards were last printed (first built or reprinted) "
+                            "(removed: reference/turn); --since REV compares with a git revision\n")
+    again = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert again.output == ("demo: nothing changed since the cards were last printed (first built or reprinted); "
+                            "--since REV compares with a git revision\n")
+
+
+def test_a_reprints_page_1_says_since_last_printed(demo):
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    path = demo / "cards/demo/cards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: Spark", "name: Flare"), encoding="utf-8")
+    assert pnp(demo, "reprint", "demo", "--paper", "a4").exit_code == 0
+    first = page_text(demo / "build/demo/demo-reprint-a4.pdf", 1)
+    assert "Reprint: the cards changed since they were last printed" in " ".join(first.split())
+
+
 # --- pnp assets add -------------------------------------------------------------------------------
 
 def _tgz(path, files: dict[str, bytes]) -> None:

@@ -302,7 +302,7 @@ def test_back_offset_shifts_every_back_and_still_passes(cephiro):
 
 
 def test_calibration_sheet_and_saved_printer(cephiro):
-    result = pnp(cephiro, "calibrate", "--paper", "letter")
+    result = pnp(cephiro, "calibrate", "--paper", "letter", "--lang", "zh-Hans")
     assert result.exit_code == 0
     sheet = pikepdf.open(cephiro / "build/calibration-letter-long.pdf")
     assert len(sheet.pages) == 2

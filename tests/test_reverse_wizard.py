@@ -169,7 +169,7 @@ def test_deck_count_that_does_not_add_up(wizard):
 
 
 def test_cost_above_the_mana_cap_is_a_note_or_an_error(wizard):
-    result = pnp(wizard, "validate", GAME)
+    result = pnp(wizard, "validate", GAME, "--verbose")
     assert result.exit_code == 0
     assert "note: card 'yanbaoshu': costs 25, above the mana cap 20; playable only after its own cost reduction" \
         in result.output

@@ -9,6 +9,7 @@ as in `pnp build`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from jinja2.ext import babel_extract
@@ -17,6 +18,7 @@ from generator.errors import Problem
 from generator.source.edition import needs_translation
 from generator.source.game import Game
 from generator.source.project import Project
+from generator.source.yamlsrc import line_at
 
 JINJA_OPTIONS = {"trim_blocks": "true", "lstrip_blocks": "true", "extensions": "jinja2.ext.i18n"}
 
@@ -46,7 +48,7 @@ def translation_checks(project: Project, game: Game) -> list[Problem]:
     """The edition's missing translations, template literals included; updates its coverage."""
     if game.is_source:
         return []
-    problems = list(game.missing)
+    problems = list(game.missing) + review_notes(project, game)
     seen = set()
     for path in game_templates(project, game):
         for line, text in template_literals(path):
@@ -60,6 +62,33 @@ def translation_checks(project: Project, game: Game) -> list[Problem]:
                 problems.append(Problem(project.display(path), line, f"_({text!r}): no {game.language} "
                                         "translation under text:", f"add it to {game.catalogue}"))
     return problems
+
+
+def template_strings(project: Project, game: Game) -> list[str]:
+    """The `_()` literals of the game's templates, in file order, once each."""
+    return list(dict.fromkeys(text for path in game_templates(project, game) for _, text in template_literals(path)))
+
+
+def review_notes(project: Project, game: Game) -> list[Problem]:
+    """The edition's entries to review (validate counts them, --verbose lists them): those its
+    catalogue lists under `review:`, and those whose source text changed since `pnp translate`
+    recorded it (under `sources:`) without the command being run since."""
+    from generator.source.catalogue import entries, source_hash
+    raw = game.files.get(game.catalogue)
+    if game.is_source or not isinstance(raw, dict):
+        return []
+    listed = [r for r in raw.get("review") or [] if isinstance(r, str)]
+    notes = [Problem(game.catalogue, line_at(raw, ("review", i))[1], f"review {name}: its source text changed "
+                     "since it was translated; check the translation, then delete this line") for i, name in
+             enumerate(listed)]
+    recorded = raw.get("sources") or {}
+    for entry in entries(game.origin, template_strings(project, game), game.language):
+        known = recorded.get(entry.name) if isinstance(recorded, dict) else None
+        if known is not None and known != source_hash(entry.source) and entry.name not in listed:
+            notes.append(Problem(game.catalogue, line_at(raw, ("sources", entry.name))[1], f"review {entry.name}: "
+                                 f"its source text changed since it was translated (run ./pnp translate "
+                                 f"{game.id} --lang {game.language} to list it under review:)"))
+    return [replace(n, note=True) for n in notes]
 
 
 def coverage_line(game: Game) -> str:

@@ -53,7 +53,7 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     from generator.source.i18n import translator
     path = rulebook_file(game)
     if path is None:
-        return []
+        return _rulebook_missing(project, game)
     try:
         book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language).gettext)
         for pack in [*game.packs, None]:
@@ -61,6 +61,20 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     except PnpError as exc:
         return exc.problems
     return []
+
+
+def _rulebook_missing(project: Project, game: Game) -> list[Problem]:
+    """A game with a rulebook in one language has one in each language game.yaml lists: an
+    edition built without it would print no rules at all."""
+    folder = game.folder / "rulebook"
+    others = sorted(p.name for p in folder.glob("*.md")) if folder.is_dir() else []
+    if not others:
+        return []
+    missing = folder / f"{game.spec.language}.md"
+    return [Problem(project.display(missing), None, f"the {game.spec.language} rulebook is missing: game.yaml "
+                    f"lists {game.spec.language} among its languages and rulebook/ has {', '.join(others)}",
+                    f"write it, e.g. start from the stub `./pnp translate {game.id} --lang {game.spec.language}` "
+                    "writes")]
 
 
 def context(game: Game, **extra: Any) -> dict:
@@ -188,7 +202,8 @@ def size_checks(game: Game) -> list[Problem]:
 
 
 def tuck_box_checks(game: Game) -> list[Problem]:
-    """The decks tuck_boxes groups exist, and no pack fills a box deeper than one can close."""
+    """The decks tuck_boxes groups (and, under show:, their cards) exist, and no pack fills a box deeper
+    than one can close."""
     from generator.geometry import MAX_BOX_DEPTH, box_depth
     spec, game_file = game.spec.tuck_boxes, f"cards/{game.id}/game.yaml"
     if spec is None:
@@ -201,6 +216,14 @@ def tuck_box_checks(game: Game) -> list[Problem]:
                 line = line_at(raw, ("tuck_boxes", "groups", g, d))[1] if raw is not None else None
                 problems.append(Problem(game_file, line, f"tuck_boxes: no deck '{deck_id}'",
                                         f"decks: {', '.join(game.decks)}"))
+    for deck_id, card_id in (spec.show or {}).items():
+        deck = game.decks.get(deck_id)
+        where = line_at(raw, ("tuck_boxes", "show", deck_id))[1] if raw is not None else None
+        if deck is None:
+            problems.append(Problem(game_file, where, f"tuck_boxes: show: no deck '{deck_id}'",
+                                    f"decks: {', '.join(game.decks)}"))
+        elif not any(card.id == card_id for card in deck.cards):
+            problems.append(Problem(game_file, where, f"tuck_boxes: show: deck '{deck_id}' has no card '{card_id}'"))
     if problems:
         return problems
     groups = spec.groups or [[d.id] for d in game.decks.values() if d.spec.stock == "card"]
@@ -282,7 +305,8 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
                     continue    # the usual text: no placeholder to fill, every character drawn (markup
                                 # only takes characters away), so no problem and no line to look up
                 line = game.files[file][key][card.index].line_of(name)
-                problems += _field_text_problems(card, name, field.type, value, assets, file, line)
+                # a card kept in a spreadsheet is located in it (card.file), not in its deck file
+                problems += _field_text_problems(card, name, field.type, value, assets, card.file or file, line)
     return problems
 
 
@@ -312,7 +336,7 @@ def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Pr
                                     f"fields: {', '.join(sorted(n for n in card.fields if n not in names))}"))
     for char in assets.missing(plain_text(filled)):
         problems.append(Problem(file, line, f"{where}: character {describe_char(char)} is in no bundled "
-                                "font and has no icon", f"replace it, or run pnp assets add {char} to add it to the fonts"))
+                                "font and has no icon", f"replace it, or run ./pnp assets add {char} to add it to the fonts"))
     return problems
 
 
@@ -334,7 +358,9 @@ def claim_checks(game: Game) -> list[Problem]:
         if holds and claim.holds:
             continue
         if not holds and not claim.holds:
-            problems.append(Problem(file, line, f"{said}; resolved: {claim.resolution}", note=True))
+            # one line: the resolution, a paragraph in the designer's own words, stays in the file
+            problems.append(Problem(file, line, f"{said}; a known difference, resolved in {game.spec.claims}",
+                                    note=True))
         elif holds:
             problems.append(Problem(file, line, f"claim {claim.id} now holds ({show(computed)}) but is "
                                     "recorded as a contradiction", "set holds: true and update the docs"))

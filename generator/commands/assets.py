@@ -74,7 +74,7 @@ def package(project: Project, name: str, version: str, offline: Path | None) -> 
         except (urllib.error.URLError, OSError) as exc:
             raise PnpError(Problem(url, None, f"cannot download: {getattr(exc, 'reason', exc)}",
                                    f"offline: run npm pack {name}@{version} where there is a network, "
-                                   "then pnp assets add TEXT --from THAT_FOLDER")) from None
+                                   "then ./pnp assets add TEXT --from THAT_FOLDER")) from None
         write_atomic(cached, data)
     return tarfile.open(cached)
 

@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import traceback
+from pathlib import Path
 
 import click
 
@@ -57,6 +58,12 @@ class Commands(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def main(self, *args, **kwargs):
+        # run by the ./pnp launcher, usage lines say what the reader types
+        if os.environ.get("PNP_LAUNCHER_PROJECT"):
+            kwargs.setdefault("prog_name", "./pnp")
+        return super().main(*args, **kwargs)
+
     def resolve_command(self, ctx, args):
         if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
             ctx.fail(f"No such command '{args[0]}'{suggest(args[0], self.list_commands(ctx))}.")
@@ -86,7 +93,11 @@ def handles_problems(func):
     def wrapper(*args, **kwargs):
         ctx = click.get_current_context()
         try:
-            return func(*args, **kwargs)
+            try:
+                return func(*args, **kwargs)
+            except BaseException:
+                _stop_progress()        # the bar ends (its line cleared) before any message below
+                raise
         except PnpError as exc:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
@@ -161,9 +172,19 @@ def _project(ctx: click.Context, project_dir: str | None) -> Project:
     return project
 
 
+LAUNCHER_PROJECT = "PNP_LAUNCHER_PROJECT"     # set by ./pnp: the folder the launcher lives in
+
+
 def _given_folder(ctx: click.Context, project_dir: str | None) -> str:
-    """--project after the command, or before it, or the current folder."""
-    return project_dir or ctx.find_root().params.get("project_dir") or "."
+    """--project after the command, or before it, or the current folder; outside any project,
+    the project the `./pnp` launcher that ran lives in (`~/kit/pnp list` from anywhere)."""
+    given = project_dir or ctx.find_root().params.get("project_dir")
+    if given:
+        return given
+    home = os.environ.get(LAUNCHER_PROJECT)
+    if find_root(".") is None and home and (Path(home) / "cards").is_dir():
+        return home
+    return "."
 
 
 def _game(project: Project, game: str | None) -> list[str]:
@@ -195,19 +216,46 @@ def main(project_dir, verbose):
     """Turn card data into print-and-play kits."""
 
 
+@main.command("help")
+@click.argument("command", nargs=-1)
+@_project_option
+@click.pass_context
+def help_command(ctx, command, project_dir):
+    """How to use pnp, or one COMMAND: `./pnp help build` is `./pnp build --help`."""
+    group, context = main, ctx.parent
+    for name in command:
+        found = group.get_command(context, name) if isinstance(group, click.Group) else None
+        if found is None:
+            known = group.list_commands(context) if isinstance(group, click.Group) else []
+            raise click.UsageError(f"No such command '{name}'{suggest(name, known)}.")
+        group, context = found, click.Context(found, info_name=name, parent=context)
+    click.echo(context.get_help())
+
+
 @main.command("list")
 @click.argument("game", required=False)
+@click.option("--lang", help="The language to name things in (default: your locale's, when the game has it).")
 @_project_option
 @click.pass_context
 @handles_problems
-def list_games(ctx, game, project_dir):
+def list_games(ctx, game, lang, project_dir):
     """Games (or GAME), their components and the packs they offer (reads data only: no rules module runs)."""
     from generator.source.load import load_game
     project, _ = _open(ctx, project_dir)
     for game_id in _game(project, game):
         game = load_game(project, game_id, rules=False)
+        edition = _reader_edition(project, game_id, lang)
+        if edition != game.language:
+            try:
+                game = load_game(project, game_id, edition, rules=False)
+            except PnpError:
+                if lang:
+                    raise
+                # (a catalogue with mistakes: the names in the data's language; validate says what is wrong)
         languages = f" ({', '.join(game.languages)})" if len(game.languages) > 1 else ""
         click.echo(f"{game_id}: {game.spec.title}{languages}")
+        for line in _completeness(project, game):
+            click.echo(f"  language {line}")
         for deck in game.decks.values():
             designs = count(len(deck.cards), "design")
             click.echo(f"  deck  {deck.id:<18} {deck.spec.name} ({designs}, {deck.trim[0]:g}×{deck.trim[1]:g} mm)")
@@ -215,6 +263,41 @@ def list_games(ctx, game, project_dir):
             click.echo(f"  piece {piece.id:<18} {piece.name} ({piece.size.width:g}×{piece.size.height:g} mm)")
         for pack in game.packs:
             click.echo(f"  pack  {_pack_name(pack)}: " + ", ".join(f"{d} {e.count}" for d, e in pack.decks.items()))
+
+
+def _completeness(project, game) -> list[str]:
+    """"en: 42/42 card texts, 134/134 strings, 2 to review" for each language the data is not
+    written in (its catalogue laid over the data; a language without one says so)."""
+    from generator.check.translations import coverage_line, translation_checks
+    from generator.source.load import load_game
+    out = []
+    for lang in game.languages[1:]:
+        try:
+            edition = load_game(project, game.id, lang, rules=False)
+        except PnpError as exc:
+            out.append(f"{lang}: {exc.problems[0].message}")
+            continue
+        review = [p for p in translation_checks(project, edition) if p.note]
+        out.append(coverage_line(edition) + (f", {len(review)} to review" if review else ""))
+    return out
+
+
+@main.command()
+@click.argument("game")
+@click.option("--lang", required=True, help="The language to write, one of game.yaml's languages, e.g. en.")
+@_project_option
+@click.pass_context
+@handles_problems
+def translate(ctx, game, lang, project_dir):
+    """Write or update a language's catalogue, i18n/LANG.yaml, from the source data.
+
+    Every card text, deck, colour and piece name and template string gets an entry: what is
+    translated is kept, a new entry is left empty to fill in, and one whose source text changed
+    since is listed under review: (validate reports them). A rulebook gets a stub to translate."""
+    from generator.commands.translate import translate as run
+    project, _ = _open(ctx, project_dir)
+    _game(project, game)
+    run(project, game, lang, say=click.echo)
 
 
 def _pack_name(pack) -> str:
@@ -232,38 +315,53 @@ def _lang_option(func):
 @main.command()
 @click.argument("game", required=False)
 @_lang_option
+@click.option("--verbose", "-v", is_flag=True, help="Each note on a line of its own (default: their count).")
+@_jobs_option
 @_project_option
 @click.pass_context
 @handles_problems
-def validate(ctx, game, lang, project_dir):
-    """Schema, rules and card-template checks of every language; exit 0 when clean, 1 with errors."""
+def validate(ctx, game, lang, verbose, jobs, project_dir):
+    """Everything a build checks, short of writing files; exit 0 when it would build, 1 with errors.
+
+    Every edition's faces are rendered (into the cache the build then uses), every board, piece
+    and rulebook expression evaluated, every pack made in memory."""
     from generator.check.translations import coverage_line
-    from generator.sheets.kit import check_game, editions
+    from generator.sheets.kit import check_build, editions
     project, assets = _open(ctx, project_dir)
-    failed = False
+    failed, said = False, set()
+
+    def refuse(exc: PnpError) -> None:       # an error of the source data shows in every edition: said once
+        for problem in exc.problems:
+            if str(problem) not in said:
+                said.add(str(problem))
+                _stop_progress()
+                click.echo(str(problem), err=True)
+
     for game_id in _game(project, game):
         try:
             languages = editions(project, game_id, lang)
         except PnpError as exc:
-            for problem in exc.problems:
-                click.echo(str(problem), err=True)
+            refuse(exc)
             failed = True
             continue
         for language in languages:
             label = f"{game_id} ({language})" if len(languages) > 1 or lang else game_id
             try:
-                checked = check_game(project, assets, game_id, language, templates=True)
+                checked = check_build(project, assets, game_id, language, jobs=_jobs(jobs), progress=_progress)
             except PnpError as exc:
-                for problem in exc.problems:
-                    click.echo(str(problem), err=True)
+                refuse(exc)
                 failed = True
                 continue
-            notes = checked.notes if checked.game.is_source else []    # claims are the same in every language
-            for note in notes:
+            # claims are the same in every language: an edition's own notes are its entries to review
+            notes = checked.notes if checked.game.is_source else [
+                n for n in checked.notes if n.path == checked.game.catalogue]
+            for note in notes if verbose else []:
                 click.echo(str(note))
             if not checked.game.is_source:
-                click.echo(f"{game_id}: {coverage_line(checked.game)}")
-            click.echo(f"{label}: valid ({count(len(notes), 'note')})")
+                review = f", {len(notes)} to review" if notes else ""
+                click.echo(f"{game_id}: {coverage_line(checked.game)}{review}")
+            more = "" if verbose or not notes else "; --verbose lists them"
+            click.echo(f"{label}: valid ({count(len(notes), 'note')}{more})")
     ctx.exit(1 if failed else 0)
 
 
@@ -302,7 +400,7 @@ def _offset(value: str | None) -> tuple[float, float] | None:
 @click.option("--players", help="Player counts to build, e.g. 4 or 3,4 (default: every pack).")
 @click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
 @_duplex_option
-@click.option("--back-offset", help="Shift every back by X,Y mm to correct the printer (see pnp calibrate).")
+@click.option("--back-offset", help="Shift every back by X,Y mm to correct the printer (see ./pnp calibrate).")
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @click.option("--ink-saver", is_flag=True, help="Draft print: no full-bleed fills, light frames, black text.")
 @click.option("--fit", is_flag=True, help="Print boards larger than a sheet reduced onto one sheet instead of tiled.")
@@ -337,7 +435,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         from generator.commands.proofs import proof_cards
         project, assets = _open(ctx, project_dir)
         written, fresh = proof_cards(project, assets, game, [c.strip() for c in only.split(",") if c.strip()],
-                                     _jobs(jobs), lang)
+                                     _jobs(jobs), _reader_edition(project, game, lang))
         for path in written:
             click.echo(f"wrote {path} and its .png ({'rendered' if fresh else 'from the cache'})")
         return
@@ -439,6 +537,12 @@ def _build_many(project, games: list[str], part, settings: dict, lang, args: lis
     click.get_current_context().exit(1 if outcome.failed else 0)
 
 
+def _reader_edition(project, game_id: str, lang: str | None) -> str:
+    """For a command that makes one edition: --lang, else the reader's locale's, else the source's."""
+    from generator.source.i18n import reader_edition
+    return reader_edition(_languages(project, game_id), lang)
+
+
 def _languages(project, game_id: str) -> list[str]:
     """A game's editions; read (with the schemas, 0.3 s to load) only once the up-to-date check
     has found something to build."""
@@ -453,11 +557,15 @@ def _languages(project, game_id: str) -> list[str]:
 @_duplex_option
 @click.option("--printer", help="Use the settings saved for this printer in pnp.toml.")
 @_jobs_option
+@_lang_option
 @_project_option
 @click.pass_context
 @handles_problems
-def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
-    """Rebuild on every save of a card, template, font or icon, and say what was rebuilt."""
+def watch(ctx, game, players, paper, duplex, printer, jobs, lang, project_dir):
+    """Rebuild on every save of a card, template, font or icon, and say what was rebuilt.
+
+    Run it in a terminal of its own. On a save it rebuilds first the pack you look at (the one
+    you last built, or --players/--paper/--lang) and a proof of each changed card, then the rest."""
     from generator.source.options import resolve
     from generator.commands.watch import Watcher
     project = _project(ctx, project_dir)
@@ -469,8 +577,13 @@ def watch(ctx, game, players, paper, duplex, printer, jobs, project_dir):
         return resolve(project.root, duplex, None, False, False, printer)
     options = settings()
     _say_saved_offset(options, None)
+    if lang:
+        for game_id in games:
+            if lang not in _languages(project, game_id):
+                raise click.UsageError(f"{game_id} has no {lang} edition (languages: "
+                                       f"{', '.join(_languages(project, game_id))})")
     watcher = Watcher(project, games, counts, [paper] if paper else None, options, _jobs(jobs),
-                      say=lambda line: click.echo(line), settings=settings)
+                      say=lambda line: click.echo(line), settings=settings, lang=lang)
     watcher.run()
 
 
@@ -508,7 +621,7 @@ def _stop_progress() -> None:
 
 @main.command()
 @click.argument("game")
-@click.option("--since", help="A git revision (default: the last build).")
+@click.option("--since", help="A git revision (default: when the cards were last printed: first built or reprinted).")
 @click.option("--players", type=click.IntRange(1, 12), help="The pack whose copies to reprint (default: the largest).")
 @click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
 @_duplex_option
@@ -518,7 +631,7 @@ def _stop_progress() -> None:
 @click.pass_context
 @handles_problems
 def reprint(ctx, game, since, players, paper, duplex, jobs, lang, project_dir):
-    """A pack of only the cards changed since a revision or the last build, with their backs."""
+    """A pack of only the cards changed since a revision or since they were last printed, with their backs."""
     from generator.source.options import resolve
     from generator.commands.reprint import reprint as run
     project, assets = _open(ctx, project_dir)
@@ -526,7 +639,7 @@ def reprint(ctx, game, since, players, paper, duplex, jobs, lang, project_dir):
     options = resolve(project.root, duplex)
     _say_saved_offset(options, None)
     run(project, assets, game, since, players, [paper] if paper else None, options, _jobs(jobs),
-        say=click.echo, lang=lang)
+        say=click.echo, lang=_reader_edition(project, game, lang))
 
 
 @main.command()
@@ -609,7 +722,7 @@ def serve(ctx, port, project_dir):
     try:
         run(project, port, say=click.echo)
     except OSError as exc:
-        hint = f" (another program uses it: try pnp serve --port {port + 1 if port else 8001})" \
+        hint = f" (another program uses it: try ./pnp serve --port {port + 1 if port else 8001})" \
             if exc.errno == errno.EADDRINUSE else ""
         raise click.UsageError(f"cannot listen on port {port}: {exc.strerror}{hint}") from None
 
@@ -619,10 +732,12 @@ def serve(ctx, port, project_dir):
 @click.option("--title", help="The game's title (default: made from GAME).")
 @click.option("--lang", type=click.Choice(["en", "zh-Hans"]), default="en", show_default=True,
               help="The language the new game's cards and templates are written in.")
+@click.option("--empty", is_flag=True, help="One deck of one card to build on, instead of the full example "
+              "(sample decks, board, rules module, claims, rulebook).")
 @_project_option
 @click.pass_context
 @handles_problems
-def new_game(ctx, game, title, lang, project_dir):
+def new_game(ctx, game, title, lang, empty, project_dir):
     """Start a game: cards/GAME and templates/GAME that validate and build as written.
 
     Inside a project (or with --project DIR) the game is added to it; anywhere else a new
@@ -637,14 +752,14 @@ def new_game(ctx, game, title, lang, project_dir):
     root = Path(given).resolve() if given else find_root(".")
     if root is None:
         root = Path(game).resolve()
-        written = new_project(root, game, title, lang)
+        written = new_project(root, game, title, lang, empty)
         for name in written:
             click.echo(f"  wrote {game}/{name}")
         click.echo(f"{game}/: a new project with the game {game}. Next: cd {game}, then ./pnp validate {game} "
                    f"and ./pnp build {game} --players 2; the format is in docs/authoring.md")
         return
     (root / "cards").mkdir(parents=True, exist_ok=True)
-    written = make(root, game, title, lang)
+    written = make(root, game, title, lang, empty)
     for name in written:
         click.echo(f"  wrote {name}")
     click.echo(f"{game}: ready. Next: ./pnp validate {game}, then ./pnp build {game} --players 2; "
@@ -714,7 +829,8 @@ def preflight(ctx, pdf, manifest, project_dir):
               help="The edge the printer flips the sheet on.")
 @click.option("--printer", help="Name to save the measured offset under (with --offset).")
 @click.option("--offset", help="The X,Y read off the printed calibration sheet: saves it for --printer.")
-@click.option("--lang", help="The sheet's language, en or zh-Hans (default: the language of the project's games).")
+@click.option("--lang", help="The sheet's language, en or zh-Hans (default: your locale's, LANG or LC_ALL; else "
+              "English).")
 @_project_option
 @click.pass_context
 @handles_problems
@@ -732,11 +848,9 @@ def calibrate(ctx, paper, duplex, printer, offset, lang, project_dir):
         click.echo(f"saved back offset {values[0]:g},{values[1]:g} mm for printer '{printer}' in "
                    f"{project.display(path)}; builds use it (or pass --printer {printer})")
         return
-    from generator.source.i18n import ENGINE_LANGUAGES
-    from generator.source.load import game_languages
+    from generator.source.i18n import ENGINE_LANGUAGES, engine_words
     if lang is None:
-        sources = {game_languages(project, g)[0] for g in project.games()}
-        lang = sources.pop() if len(sources) == 1 else "en"
+        lang = engine_words()            # the reader's locale (LANG, LC_ALL), else English
     elif lang not in ENGINE_LANGUAGES:
         raise click.UsageError(f"--lang: the engine speaks {' and '.join(ENGINE_LANGUAGES)}, not {lang!r}")
     target = project.build / f"calibration-{paper}-{duplex}.pdf"

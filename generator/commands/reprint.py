@@ -47,7 +47,8 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
         game = check_game(old, Assets(old), game_id, lang).game
-        renderer = CardRenderer(old, Assets(old), game)
+        # the fonts of the game's language, as the build and the faces now have them
+        renderer = CardRenderer(old, Assets(old).edition(game.spec.language), game)
         keep = [p for p in game.packs if any(p.key == q.key for q in packs)] or list(game.packs)
         return keys_by_card(faces_for(game, renderer, keep))
 
@@ -116,11 +117,13 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
             card = game.decks[uid.split("/")[0]].card(uid.split("/")[1])
             changes.append({"card": uid, "name": str(card.fields.get("name") or card.fields.get("title") or uid),
                             "what": what})
-    removed = sorted(set(before) - set(now))
+    removed = sorted(uid for uid in set(before) - set(now) if not _in_game(game, uid))
     if not changes:
         say(f"{game_id}: nothing changed since {since or 'the cards were last printed (first built or reprinted)'}" +
             (f" (removed: {', '.join(removed)})" if removed else "") +
             ("" if since else "; --since REV compares with a git revision"))
+        if since is None and removed:
+            mark_printed(project, game_id, {}, record_key(game), forget=removed)
         return []
     changed = {c["card"] for c in changes}
     needed = [f for k, f in faces.items() if f"{k[0]}/{k[1]}" in changed]
@@ -129,10 +132,18 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     written = []
     for paper in papers or list(PAPERS):
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
-                                      reprint_of=since or translator(game.spec.language).gettext("the last build"))
+                                      reprint_of=since or translator(game.spec.language).gettext("they were last printed"))
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint", jobs=jobs)
         say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
     if since is None:
-        mark_printed(project, game_id, {uid: now[uid] for uid in changed}, record_key(game))
+        mark_printed(project, game_id, {uid: now[uid] for uid in changed}, record_key(game), forget=removed)
     return written
+
+
+def _in_game(game: Game, uid: str) -> bool:
+    """True when the game still has this card, in some pack or none: a card of another pack
+    than the one reprinted is not "removed"; one whose deck or entry is gone is."""
+    deck_id, _, card_id = uid.partition("/")
+    deck = game.decks.get(deck_id)
+    return deck is not None and any(card.id == card_id for card in deck.cards)

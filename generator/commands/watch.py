@@ -17,6 +17,8 @@ from typing import Callable
 from generator.source import reads, stamp
 from generator.source.assets import Assets
 from generator.source.load import game_languages
+from generator.commands.proofs import proof_cards
+from generator.geometry import PAPERS
 from generator.sheets.kit import build_game
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
@@ -57,19 +59,78 @@ def _project_parts(project: Project, path: Path) -> tuple[str, ...]:
     return ()
 
 
+def last_built(project: Project, game_id: str, languages: list[str]) -> tuple[int, str, str] | None:
+    """(players, paper, language) of the pack file of this game written last: the one the
+    designer looks at. None before any build."""
+    folder = project.build / game_id
+    packs = []
+    for path in folder.glob(f"{game_id}-*.pdf") if folder.is_dir() else []:
+        rest = path.stem[len(game_id) + 1:].split("-")
+        if not rest[0].endswith("p") or not rest[0][:-1].isdigit():
+            continue            # the rulebook alone, a reprint, an extras pack
+        paper = next((part for part in rest[1:] if part in PAPERS), None)
+        lang = next((l for l in languages if path.stem.endswith(f"-{l}")), languages[0])
+        if paper:
+            packs.append((path.stat().st_mtime, int(rest[0][:-1]), paper, lang))
+    return max(packs)[1:] if packs else None
+
+
 class Watcher:
     def __init__(self, project: Project, games: list[str], players, papers, options: PrintOptions, jobs: int,
-                 say: Callable[[str], None], settings: Callable[[], PrintOptions] | None = None):
-        """`settings`, when given, reads the options again (from pnp.toml and the command line)."""
+                 say: Callable[[str], None], settings: Callable[[], PrintOptions] | None = None,
+                 lang: str | None = None):
+        """`settings`, when given, reads the options again (from pnp.toml and the command line);
+        `lang`: the one language to build (default: every one)."""
         self.project, self.games = project, games
-        self.players, self.papers, self.jobs = players, papers, jobs
+        self.players, self.papers, self.jobs, self.lang = players, papers, jobs, lang
         self.say = say
         self.reload = settings
+        self.looked: dict = {}      # game -> the pack the designer built last before the watch began
         self.use(options)
 
     def use(self, options: PrintOptions) -> None:
         self.options = options
         self.settings = {"players": self.players, "paper": self.papers[0] if self.papers else None, "options": options}
+        if self.lang:
+            self.settings["lang"] = self.lang          # (as pnp build's stamp has it)
+
+    def languages(self, game_id: str) -> list[str]:
+        return [self.lang] if self.lang else game_languages(self.project, game_id)
+
+    def first(self, game_id: str) -> tuple[int, str, str]:
+        """The pack to rebuild before the rest: --players/--paper/--lang as given, the rest as
+        the designer last built it before the watch began (else the smallest pack, first paper,
+        the data's language)."""
+        languages = self.languages(game_id)
+        if game_id not in self.looked:
+            self.looked[game_id] = last_built(self.project, game_id, languages)
+        last = self.looked[game_id]
+        players = self.players[0] if self.players else (last[0] if last else self._smallest(game_id))
+        paper = self.papers[0] if self.papers else (last[1] if last else next(iter(PAPERS)))
+        return players, paper, self.lang or (last[2] if last else languages[0])
+
+    def _smallest(self, game_id: str) -> int:
+        from generator.source.load import load_game
+        return min(p.players for p in load_game(self.project, game_id, rules=False).packs if not p.optional)
+
+    def look_first(self, game_id: str, first: tuple[int, str, str]) -> list[str]:
+        """The pack the designer looks at, and a proof (--only) of each card it drew anew: said
+        at once, built before the rest. A mistake in the data is said here, once, by the rest."""
+        players, paper, lang = first
+        started = time.perf_counter()
+        edition = f" ({lang})" if len(game_languages(self.project, game_id)) > 1 else ""
+        self.say(f"{game_id}: changed; rebuilding the {players}p {paper} pack{edition} first, then the rest")
+        try:
+            assets = Assets(self.project)
+            files, fresh = build_game(self.project, assets, game_id, [players], [paper], say=lambda line: None,
+                                      options=self.options, jobs=self.jobs, lang=lang)
+            cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
+            proofs = proof_cards(self.project, assets, game_id, cards, self.jobs, lang)[0] if cards else []
+        except PnpError:
+            return []
+        self.say(f"{game_id}: {players}p {paper}{edition} ready in {time.perf_counter() - started:.2f} s — wrote "
+                 f"{', '.join(files + proofs)}")
+        return fresh          # the faces drawn anew: the rest finds them in the cache
 
     def reread_settings(self) -> bool:
         """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
@@ -84,18 +145,25 @@ class Watcher:
             return False
         return True
 
-    def rebuild(self, games: list[str]) -> None:
+    def rebuild(self, games: list[str], changed: bool = True) -> None:
+        """Rebuild these games; on a change, first what the designer looks at (look_first)."""
         for game_id in games:
             started = time.perf_counter()
             inputs = stamp.inputs_hash(self.project.root, game_id, self.settings)
             if stamp.up_to_date(self.project.root, game_id, inputs) is not None:
                 self.say(f"{game_id}: up to date")
                 continue
+            first = self.first(game_id) if changed else None
+            drawn = []
+            if first:
+                drawn = self.look_first(game_id, first)
+            else:
+                self.say(f"{game_id}: building every pack{'' if changed else ' before the watch starts'} …")
             try:
                 with reads.recording() as log:
                     assets = Assets(self.project)      # fonts or icons may have changed
                     written, fresh = [], []
-                    for lang in game_languages(self.project, game_id):      # every language, as pnp build
+                    for lang in self.languages(game_id):      # every language, as pnp build
                         files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
                                                   say=lambda line: None, options=self.options, jobs=self.jobs,
                                                   lang=lang)
@@ -106,15 +174,18 @@ class Watcher:
                 self.say(f"{game_id}: not rebuilt; the previous files are unchanged")
                 continue
             stamp.record(self.project.root, game_id, written, inputs, log.files)
+            fresh = list(dict.fromkeys(drawn + fresh))
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
-            self.say(f"{game_id}: rebuilt in {time.perf_counter() - started:.2f} s — "
+            self.say(f"{game_id}: {'the rest ' if first else ''}rebuilt in {time.perf_counter() - started:.2f} s — "
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch
 
         from generator.render.weasy import weasyprint
-        self.rebuild(self.games)
+        for game_id in self.games:      # before the watch's own build writes every pack anew
+            self.looked[game_id] = last_built(self.project, game_id, self.languages(game_id))
+        self.rebuild(self.games, changed=False)
         weasyprint()        # loaded now, not on the first save
         config = self.project.root / "pnp.toml"
         # The project folder itself (so a pnp.toml made later is seen; build/ is filtered out), the

@@ -86,7 +86,7 @@ def build_gallery(project: Project, assets: Assets, game_id: str, players: int |
     write_atomic(folder / "index.html", page.encode("utf-8"))
     target = project.display(folder / "index.html")
     cards = sum(1 for e in entries if e.kind == "card")
-    say(f"wrote {target} ({count(cards, 'card')}, {count(len(entries) - cards, 'board or token', 'boards and tokens')}; open it, or run pnp serve)")
+    say(f"wrote {target} ({count(cards, 'card')}, {count(len(entries) - cards, 'board or token', 'boards and tokens')}; open it, or run ./pnp serve)")
     return target
 
 
@@ -166,7 +166,7 @@ def serve(project: Project, port: int, say=print, ready=None) -> None:
         for gallery in games if len(games) > 1 else []:
             say(f"  {base}{gallery}/")
         if not games:
-            say("  no gallery built yet: run pnp gallery GAME")
+            say("  no gallery built yet: run ./pnp gallery GAME")
         if ready:
             ready(server)
         try:
@@ -256,7 +256,7 @@ class GalleryHandler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             return
         # a folder under build/ is named by whoever made it: quoted in the link, escaped in the text
-        links = "".join(f'<li><a href="/{quote(g)}/">{escape(g)}</a></li>' for g in games) or "<li>none yet: run pnp gallery GAME</li>"
+        links = "".join(f'<li><a href="/{quote(g)}/">{escape(g)}</a></li>' for g in games) or "<li>none yet: run ./pnp gallery GAME</li>"
         body = f'<!DOCTYPE html><meta charset="utf-8"><title>pnp galleries</title><ul>{links}</ul>'.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -92,6 +92,19 @@ class Item:
         return [f"{self.deck.id}-{self.card.id}-{n}{suffix}.png" for n in range(1, self.copies + 1)]
 
 
+def left_out_lines(game_id: str, left_out: list) -> list[str]:
+    """One line per reason the shop leaves pieces out (not one per piece: a game has dozens);
+    counts.csv lists each of them."""
+    by_reason: dict[str, list] = {}
+    for piece, why in left_out:
+        by_reason.setdefault(why, []).append(piece)
+    lines = []
+    for why, pieces in by_reason.items():
+        names = ", ".join(p.id for p in pieces[:3]) + (", …" if len(pieces) > 3 else "")
+        lines.append(f"{game_id}: left out {count(len(pieces), 'piece')} ({names}): {why}; counts.csv lists each")
+    return lines
+
+
 def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: int = 300,
                 players: int | None = None, jobs: int = 1, pdfx: bool = False, icc: str | None = None,
                 say=print, lang: str | None = None) -> list[str]:
@@ -116,8 +129,8 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     pdf = faces_pdf([rendered.pages[key] for key, _ in unique], assets)
     images = dict(zip(unique, draw_pages(pdf, [frame for _, frame in unique], jobs, dpi)))
     pieces, left_out = _pieces(assets, game, pack, shop, dpi)
-    for piece, why in left_out:
-        say(f"{game_id}: left out piece '{piece.id}' ({piece.name}): {why}")
+    for line in left_out_lines(game_id, left_out):
+        say(line)
     rules = pack_rulebook(project, assets, game, renderer, pack)
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi{game.name_suffix}"
     decks_left = [(deck, sum(n for _, n in game.pack_cards(pack, deck.id)), why) for deck, why in skipped]

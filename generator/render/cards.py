@@ -30,7 +30,7 @@ from generator.source import reads
 from generator.errors import PnpError, Problem
 from generator.pdfbytes import open_pdf
 from generator.source.game import Card, Deck, Game
-from generator.source.project import Project
+from generator.source.project import ENGINE_TEMPLATES, Project
 from generator.render.canonical import Batch, canonical_face
 from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watched, code_fingerprint
 from generator.render.html import (captured_warnings, fenced_fetcher, fresh_imports, jinja_env, printed_text,
@@ -382,9 +382,17 @@ class CardRenderer:
         """Where a deck's stylesheets are found (the project's templates/ or the engine's), looked
         up once per deck in a run: every face of the deck has the same."""
         if deck.id not in self._sheet_names:
-            self._sheet_names[deck.id] = [self.project.display(self.project.template(name))
-                                          for name in self.stylesheets(deck)]
+            self._sheet_names[deck.id] = [self._sheet_name(name) for name in self.stylesheets(deck)]
         return self._sheet_names[deck.id]
+
+    def _sheet_name(self, name: str) -> str:
+        """A stylesheet's place as a key sees it: the engine's by a name of its own, not the path
+        the engine happens to have from this project (a `--since REV` scratch copy of the
+        project sees the same engine from elsewhere, and must get the same keys)."""
+        path = self.project.template(name)
+        if path is not None and path.is_relative_to(ENGINE_TEMPLATES):
+            return f"<engine>/{path.relative_to(ENGINE_TEMPLATES).as_posix()}"
+        return self.project.display(path)
 
     def _fonts_used(self, html: str):
         """The font files whose family draws some character of this face."""

@@ -105,7 +105,8 @@ def _f(v: float) -> str:
     return f"{v:.3f}".rstrip("0").rstrip(".") or "0"
 
 
-def svg(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list[Shape]) -> bytes:
+def svg(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list[Shape],
+        polygons: list = ()) -> bytes:
     """One sheet's cut file: the registration marks (to align with) and one closed path per trim
     (a radius of None: the circle inside the trim, a round token)."""
     w, h = page
@@ -129,11 +130,14 @@ def svg(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list
         r = min(radius, rect.w / 2, rect.h / 2)
         corner = f' rx="{_f(r)}" ry="{_f(r)}"' if r > 0 else ""
         lines.append(f'<rect x="{_f(rect.x)}" y="{_f(rect.y)}" width="{_f(rect.w)}" height="{_f(rect.h)}"{corner}/>')
+    for points in polygons:
+        lines.append('<polygon points="' + " ".join(f"{_f(x)},{_f(y)}" for x, y in points) + '"/>')
     lines += ['</g>', '</svg>', '']
     return "\n".join(lines).encode("utf-8")
 
 
-def dxf(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list[Shape]) -> bytes:
+def dxf(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list[Shape],
+        polygons: list = ()) -> bytes:
     """The same cut file as DXF (R2010, millimetres, y up from the page's bottom edge): trims on
     layer CUT as closed polylines (arcs as bulges), marks on layer REGISTRATION."""
     import ezdxf
@@ -143,12 +147,12 @@ def dxf(page: tuple[float, float], trims: list[tuple[Rect, float]], shapes: list
     before = ezdxf.options.write_fixed_meta_data_for_testing
     ezdxf.options.write_fixed_meta_data_for_testing = True
     try:
-        return _dxf(ezdxf, page, trims, shapes)
+        return _dxf(ezdxf, page, trims, shapes, polygons)
     finally:
         ezdxf.options.write_fixed_meta_data_for_testing = before
 
 
-def _dxf(ezdxf, page, trims, shapes) -> bytes:
+def _dxf(ezdxf, page, trims, shapes, polygons=()) -> bytes:
     from ezdxf import units
 
     doc = ezdxf.new("R2010")
@@ -163,6 +167,8 @@ def _dxf(ezdxf, page, trims, shapes) -> bytes:
                            dxfattribs={"layer": "CUT"})
             continue
         msp.add_lwpolyline(_outline(rect, radius, h), format="xyb", close=True, dxfattribs={"layer": "CUT"})
+    for points in polygons:
+        msp.add_lwpolyline([(x, h - y) for x, y in points], format="xy", close=True, dxfattribs={"layer": "CUT"})
     for s in shapes:
         if s.kind == "box":
             box = Rect(s.x, s.y, s.x2, s.y2)
@@ -203,12 +209,15 @@ def cut_files(manifest: dict) -> dict[str, bytes]:
     files = {}
     for entry in _cutter_pages(manifest):
         page = tuple(entry["size"])
-        if "cuts" in entry:              # a sheet of boards and tokens: each piece's outline
+        polygons = [entry["outline"]] if "outline" in entry else []     # a tuck box: the net's outline
+        if polygons:
+            trims = []
+        elif "cuts" in entry:            # a sheet of boards and tokens: each piece's outline
             trims = [(Rect(*c["trim"]), None if c["shape"] == "circle" else 0.0) for c in entry["cuts"]]
         else:
             trims = [(Rect(*slot["trim"]), radius[slot["component"]]) for slot in entry["slots"]]
         shapes = [Shape(kind, *values) for kind, *values in entry["registration"]]
         name = f"page-{entry['number']:02d}"
-        files[f"{name}.svg"] = svg(page, trims, shapes)
-        files[f"{name}.dxf"] = dxf(page, trims, shapes)
+        files[f"{name}.svg"] = svg(page, trims, shapes, polygons)
+        files[f"{name}.dxf"] = dxf(page, trims, shapes, polygons)
     return files

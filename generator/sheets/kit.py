@@ -16,7 +16,7 @@ from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, write_pack, written_files
+from generator.sheets.pack import PackBuilder, check_pack, write_pack, written_files
 from generator.sheets.rules_file import build_rules, rules_name
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
@@ -183,10 +183,15 @@ def printed_key(key: str) -> str:
     return "printed" + key[len("cards"):]
 
 
-def mark_printed(project: Project, game_id: str, cards: dict, key: str = "cards") -> None:
-    """After a reprint: these cards ({uid: {side: key}}) are on paper as they are now."""
+def mark_printed(project: Project, game_id: str, cards: dict, key: str = "cards", forget=()) -> None:
+    """After a reprint: these cards ({uid: {side: key}}) are on paper as they are now, and the
+    cards it reported removed (their deck or entry gone) are forgotten: said once, not forever."""
     record = read_record(project, game_id)
-    record.setdefault(printed_key(key), dict(record.get(key, {}))).update(cards)
+    printed = record.setdefault(printed_key(key), dict(record.get(key, {})))
+    printed.update(cards)
+    for uid in forget:
+        printed.pop(uid, None)
+        record.get(key, {}).pop(uid, None)
     _write_record(project, game_id, record)
 
 
@@ -245,48 +250,45 @@ def editions(project: Project, game_id: str, lang: str | None = None) -> list[st
     return [lang]
 
 
-def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
-               papers: list[str] | None = None, say: Callable[[str], None] = print,
-               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
-               lang: str | None = None) -> tuple[list[str], list[str]]:
-    """Build the packs of one edition (default: the source language); return the files
-    written and the faces rendered (not from the cache). An edition whose inputs are those of
-    its last build, and whose files are as that build wrote them, is up to date: nothing runs."""
-    game = load_game(project, game_id, lang)
-    label = f"{game_id} ({game.language})" if len(game.languages) > 1 else game_id
-    # The derived numbers are part of what the edition prints, and an edition's come from the source
-    # language's data (a rule may read a number out of a card's text): made first. If derive()
-    # fails, validation below says so.
-    inputs = None if derive(project, game) else stamp.edition_hash(
-        project.root, game_id, game.language,
-        edition_data(game, {"players": players, "papers": papers, "options": options}))
-    kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
-    if kept is not None:
-        say(f"{label}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
-        return kept, []
-    with reads.recording() as log:
-        written, fresh = _build_edition(project, assets, check_loaded(project, assets, game).game, players, papers,
-                                        say, options, jobs, progress, label)
-    if inputs:
-        stamp.record_edition(project.root, game_id, game.language, written, inputs, log.files)
-    return written, fresh
+@dataclass
+class Gathered:
+    """The first half of a build, everything short of writing a file: the edition checked, every
+    face rendered (text that overflows its box, a picture under its dpi: refused here), every
+    rulebook laid out. `packs_made` then makes each pack × paper in memory (boards' and pieces'
+    expressions are evaluated there); `pnp validate` stops after it, `pnp build` writes them."""
+    game: Game
+    label: str
+    packs: list
+    papers: list[str]
+    faces: dict
+    rendered: object
+    builder: PackBuilder
+    rules: list                 # (paper, PDF, manifest) of the standalone rulebook
+    ahead: tuple | None = None  # the first pack, imposed while faces still rendered
+    notes: list[Problem] = field(default_factory=list)      # the edition's notes (claims resolved)
+
+    def packs_made(self):
+        """(pack, paper, PDF bytes, manifest) for every pack and paper, in build order."""
+        for pack in self.packs:
+            for paper in self.papers:
+                if self.ahead is not None:
+                    (pdf, manifest), self.ahead = self.ahead, None
+                else:
+                    pdf, manifest = self.builder.build(pack, paper)
+                yield pack, paper, pdf, manifest
 
 
-def edition_data(game: Game, settings: dict) -> bytes:
-    """The edition as canonical JSON: everything it prints or checks that its data files give, in its
-    language (the source's derived numbers included), and the build's settings."""
-    base = game_context(game)
-    data = {**base, "pieces": plain(game.pieces), "text": game.text, "data": plain(game.data),
-            "claims": plain(game.claims), "language": game.language, "settings": plain(settings)}
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
-
-
-def _build_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
-                   jobs: int, progress, label: str) -> tuple[list[str], list[str]]:
-    game_id = game.id
+def gather(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
+           papers: list[str] | None = None, say: Callable[[str], None] = print,
+           options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
+           lang: str | None = None, templates: bool = False, game: Game | None = None) -> Gathered:
+    """Check one edition (loaded here, or `game` as build_game loaded it) and make all it prints,
+    writing nothing (see Gathered)."""
+    checked = check_loaded(project, assets, game or load_game(project, game_id, lang), templates)
+    game = checked.game
     assets = assets.edition(game.spec.language)
+    label = edition_label(game)
     packs = select_packs(game, players)
-    sweep_stale(project.build / game_id, project.build)
     renderer = CardRenderer(project, assets, game, ink_saver=options.ink_saver)
     faces = faces_for(game, renderer, packs)
     for problem in coarse_art(renderer, options.draft):
@@ -310,36 +312,93 @@ def _build_edition(project: Project, assets: Assets, game: Game, players, papers
         raise
     finally:
         rendered.close()
+    return Gathered(game, label, packs, paper_list, faces, rendered, builder, rules, ahead, checked.notes)
+
+
+def edition_label(game: Game) -> str:
+    return f"{game.id} ({game.language})" if len(game.languages) > 1 else game.id
+
+
+def check_build(project: Project, assets: Assets, game_id: str, lang: str | None = None, jobs: int = 1,
+                progress=None) -> Checked:
+    """`pnp validate`: everything `pnp build` does for every pack and paper, short of writing:
+    each pack made in memory and preflighted from a scratch folder (faces rendered go to the face
+    cache, so the build that follows draws none again); the edition's notes. Pictures under their
+    dpi are errors, as a build without --draft has them."""
+    made = gather(project, assets, game_id, lang=lang, jobs=jobs, progress=progress, say=lambda _: None,
+                  templates=True)
+    for pack, paper, pdf, manifest in made.packs_made():
+        check_pack(project, made.game, pack, paper, pdf, manifest, jobs=jobs)      # what write_pack checks
+    for paper, pdf, manifest in made.rules:
+        check_pack(project, made.game, None, paper, pdf, manifest, name=rules_name(made.game, paper), jobs=jobs)
+    return Checked(made.game, made.notes)
+
+
+def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
+               papers: list[str] | None = None, say: Callable[[str], None] = print,
+               options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
+               lang: str | None = None) -> tuple[list[str], list[str]]:
+    """Build the packs of one edition (default: the source language); return the files
+    written and the faces rendered (not from the cache). An edition whose inputs are those of
+    its last build, and whose files are as that build wrote them, is up to date: nothing runs."""
+    game = load_game(project, game_id, lang)
+    # The derived numbers are part of what the edition prints, and an edition's come from the source
+    # language's data (a rule may read a number out of a card's text): made first. If derive()
+    # fails, validation below says so.
+    inputs = None if derive(project, game) else stamp.edition_hash(
+        project.root, game_id, game.language,
+        edition_data(game, {"players": players, "papers": papers, "options": options}))
+    kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
+    if kept is not None:
+        say(f"{edition_label(game)}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
+        return kept, []
+    with reads.recording() as log:
+        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress)
+    if inputs:
+        stamp.record_edition(project.root, game_id, game.language, written, inputs, log.files)
+    return written, fresh
+
+
+def edition_data(game: Game, settings: dict) -> bytes:
+    """The edition as canonical JSON: everything it prints or checks that its data files give, in its
+    language (the source's derived numbers included), and the build's settings."""
+    base = game_context(game)
+    data = {**base, "pieces": plain(game.pieces), "text": game.text, "data": plain(game.data),
+            "claims": plain(game.claims), "language": game.language, "settings": plain(settings)}
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
+
+
+def _write_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
+                   jobs: int, progress) -> tuple[list[str], list[str]]:
+    """The second half of a build: gather, then write each pack and rulebook once it passes preflight."""
+    made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game)
+    game, faces, rendered, builder = made.game, made.faces, made.rendered, made.builder
+    sweep_stale(project.build / game.id, project.build)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
-    say(f"{label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
+    say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
     written = []
-    for pack in packs:
-        for paper in paper_list:
-            if ahead is not None:
-                (pdf, manifest), ahead = ahead, None
-            else:
-                pdf, manifest = builder.build(pack, paper)
-            try:
-                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                          jobs=jobs)
-            except PnpError:
-                if not builder.built_on_last:
-                    raise
-                # Built on the last file and refused by preflight: its record was not the file's
-                # (edited by hand, say). Built whole, the pack is checked again on its own.
-                pdf, manifest = builder.build(pack, paper, whole=True)
-                path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                          jobs=jobs)
-            warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
-            say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
-                f"preflight ok{warned})")
-            written += written_files(project, path, manifest)
-    for paper, pdf, manifest in rules:
+    for pack, paper, pdf, manifest in made.packs_made():
+        try:
+            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      jobs=jobs)
+        except PnpError:
+            if not builder.built_on_last:
+                raise
+            # Built on the last file and refused by preflight: its record was not the file's
+            # (edited by hand, say). Built whole, the pack is checked again on its own.
+            pdf, manifest = builder.build(pack, paper, whole=True)
+            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      jobs=jobs)
+        warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
+        say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
+            f"preflight ok{warned})")
+        written += written_files(project, path, manifest)
+    for paper, pdf, manifest in made.rules:
         path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper),
                              jobs=jobs)
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
     if not options.ink_saver:
-        record_faces(project, game, faces, packs)
+        record_faces(project, game, faces, made.packs)
     return written, rendered.fresh

@@ -315,13 +315,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         on_disk = flushed_meanwhile(list(staged.values()))     # while the preflight reads them
         report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
                            display=project.display(folder / f"{name}.pdf"), memo=memo, jobs=jobs)
-        if options.draft:       # a playtest print: too-coarse pictures are warnings (kept in report.findings)
-            errors = [f for f in report.findings if not f.endswith(f"dpi (needs {MIN_DPI})")]
-            if errors:
-                raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in errors])
-            report.findings = [f"preflight: {f}" for f in report.findings]
-        elif not report.ok:
-            raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
+        _refuse(report, options)
         sheet_cache.forget(project, game.id, name)
         on_disk()
         for target, tmp in staged.items():
@@ -338,6 +332,37 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
     return project.display(folder / f"{name}.pdf"), report
+
+
+def _refuse(report: "Report", options: PrintOptions) -> None:
+    """Preflight's findings stop the pack (with --draft, too-coarse pictures are warnings only,
+    kept in report.findings)."""
+    if options.draft:
+        errors = [f for f in report.findings if not f.endswith(f"dpi (needs {MIN_DPI})")]
+        if errors:
+            raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in errors])
+        report.findings = [f"preflight: {f}" for f in report.findings]
+    elif not report.ok:
+        raise PnpError([Problem(report.file, None, f"preflight: {f}") for f in report.findings])
+
+
+def check_pack(project: Project, game: Game, pack: PackSpec | None, paper: str, pdf: bytes, manifest: dict,
+               options: PrintOptions = PrintOptions(), name: str | None = None, jobs: int = 1) -> "Report":
+    """The preflight write_pack runs, on a pack made in memory (`pnp validate`): checked from a
+    scratch folder outside the project, named as the build would name it; nothing in build/ changes."""
+    import tempfile
+    from generator.check.preflight import preflight
+    name = name or pack_name(game, pack, paper, options)
+    # the last build's record of this file's checked pages, read only: the same bytes pass the same
+    memo = Memo.load(preflight_record(project, game, name), memo_context(project))
+    with tempfile.TemporaryDirectory(prefix="pnp-validate-") as scratch:
+        pdf_path, listing = Path(scratch) / f"{name}.pdf", Path(scratch) / f"{name}.json"
+        pdf_path.write_bytes(pdf)
+        listing.write_bytes(manifest_json(manifest))
+        report = preflight(pdf_path, listing, display=project.display(project.build / game.id / f"{name}.pdf"),
+                           memo=memo, jobs=jobs)
+    _refuse(report, options)
+    return report
 
 
 def preflight_record(project: Project, game: Game, name: str) -> Path:

@@ -10,6 +10,7 @@ manifest records it so a test can measure the printed lines against it.
 from __future__ import annotations
 
 import io
+from collections import Counter
 from dataclasses import dataclass
 
 from generator.geometry import BOX_PLAY, MIN_MARGIN, PAPERS, Rect, box_depth, tiles
@@ -80,11 +81,25 @@ def placement(net: Net, paper: str) -> tuple[tuple[float, float], tuple[float, f
     return None
 
 
-def draw(net: Net, paper: str, title: str, pen_for) -> list[tuple[bytes, dict]]:
+def cutter_placement(net: Net, paper: str, cutter) -> tuple[tuple[float, float], tuple[float, float], Rect] | None:
+    """(page size, the net's top-left, the cut area) with the net inside a cutting machine's
+    area, on the orientation that holds it; None when neither does."""
+    from generator.sheets.cutters import cut_area
+    w, h = net.size
+    for page in (PAPERS[paper], PAPERS[paper][::-1]):
+        area = cut_area(cutter, page)
+        if w <= area.w and h <= area.h:
+            return page, (area.x + (area.w - w) / 2, area.y + (area.h - h) / 2), area
+    return None
+
+
+def draw(net: Net, paper: str, title: str, pen_for, cutter=None) -> list[tuple[bytes, dict]]:
     """The box as one page (or tiles glued together when it is larger than the paper): PDF bytes
-    and, per page, the net's offset and clip (mm) for the manifest."""
+    and, per page, the net's offset and clip (mm) for the manifest. With a cutter the net goes
+    inside its cutting area when it fits there ("cut_area" then says where that is)."""
     from reportlab.pdfgen.canvas import Canvas
-    spot = placement(net, paper)
+    machine = cutter_placement(net, paper, cutter) if cutter is not None else None
+    spot = machine[:2] if machine else placement(net, paper)
     parts = ([(spot[0], Rect(0, 0, *net.size), Rect(*spot[1], *net.size))] if spot else
              [(t.page, t.area, t.at) for t in tiles(net.size, paper)])
     out = []
@@ -100,8 +115,11 @@ def draw(net: Net, paper: str, title: str, pen_for) -> list[tuple[bytes, dict]]:
         canvas.restoreState()
         canvas.showPage()
         canvas.save()
-        out.append((buffer.getvalue(), {"page": list(page), "origin": [round(at.x - area.x, 3), round(at.y - area.y, 3)],
-                                        "shows": area.as_list(), "at": at.as_list()}))
+        where = {"page": list(page), "origin": [round(at.x - area.x, 3), round(at.y - area.y, 3)],
+                 "shows": area.as_list(), "at": at.as_list()}
+        if machine:
+            where["cut_area"] = machine[2].as_list()
+        out.append((buffer.getvalue(), where))
     return out
 
 
@@ -151,15 +169,17 @@ class BoxSheets:
 
     def draw(self, body: Body, imposer, sections: list[Section], paper: str) -> None:
         from generator.render.pen import Pen, register_fonts
+        from generator.sheets.cutters import CUTTERS
         register_fonts(self.assets)
+        cutter = CUTTERS[self.options.cutter] if self.options.cutter else None
         for section in sections:
             (decks, net, cards), = section.items
             parts = draw(net, paper, section.name, lambda canvas, h: Pen(canvas, self.assets, h,
-                                                                          ink_saver=self.options.ink_saver))
+                                                                          ink_saver=self.options.ink_saver), cutter)
             for number, (data, where) in enumerate(parts, 1):
                 page = _append(body, data)
                 if len(parts) == 1:
-                    self._back(imposer, page, decks[0], net, where)
+                    self._back(imposer, page, decks, net, where)
                 panels = {k: _moved(r, where["origin"]).as_list() for k, r in net.panels().items()}
                 entry = {"role": "tuck-box", "size": where["page"], "components": [section.id],
                          "box": {"decks": [d.id for d in decks], "cards": cards,
@@ -168,19 +188,50 @@ class BoxSheets:
                                  "panels": panels}}
                 if len(parts) > 1:
                     entry["tile"] = {"number": number, "of": len(parts), "area": where["shows"]}
+                if "cut_area" in where:
+                    entry.update(_registration(body, page, cutter, net, where))
                 body.add(entry, section, run=section.run)
 
-    def _back(self, imposer, page, deck, net: Net, where) -> None:
-        """The deck's own back on the box's back panel, the card's trim centred in it."""
-        card = next((c for c in deck.cards), None)
-        face = self.faces.get((deck.id, card.id, "back")) if card else None
+    def _back(self, imposer, page, decks, net: Net, where) -> None:
+        """On the box's back panel, the card's trim centred in it: the face `show:` chooses for one
+        of its decks, else the deck's back (see _deck_back)."""
+        chosen = (self.game.spec.tuck_boxes.show or {}) if self.game.spec.tuck_boxes else {}
+        deck = next((d for d in decks if d.id in chosen), decks[0])
+        label = f"{deck.id} back"
+        if deck.id in chosen:
+            face = self.faces.get((deck.id, chosen[deck.id], "face"))
+            label = f"{deck.id}/{chosen[deck.id]} face"
+        else:
+            face = _deck_back(self.faces, self.rendered, deck.id)
         if face is None:
             return
         panel = _moved(net.panels()["back"], where["origin"])
         trim = Rect(panel.x + PLAY / 2, panel.y + PLAY / 2, deck.trim[0], deck.trim[1])
         key = self.rendered.key_of(face)
-        imposer.place(page, [(key, self.rendered.pages[key], trim, panel, deck.bleed, f"{deck.id} back")],
+        imposer.place(page, [(key, self.rendered.pages[key], trim, panel, deck.bleed, label)],
                       page_size=tuple(where["page"]))
+
+
+def _registration(body: Body, page, cutter, net: Net, where) -> dict:
+    """A cutter's marks drawn on the box's page, and what its cut file needs: the net's outline."""
+    import pikepdf
+    from generator.sheets import cutters
+    size = tuple(where["page"])
+    shapes = cutters.registration(cutter, size)
+    page.contents_add(pikepdf.Stream(body.pdf, b"q\n"), prepend=True)
+    page.contents_add(pikepdf.Stream(body.pdf, b"\nQ\n" + cutters.pdf_ops(shapes, size[1]).encode()))
+    ox, oy = where["origin"]
+    return {"cutter": cutter.id, "cut_area": where["cut_area"], "registration": [s.as_list() for s in shapes],
+            "outline": [[round(x + ox, 3), round(y + oy, 3)] for x, y in net.outline()]}
+
+
+def _deck_back(faces: dict, rendered, deck_id: str):
+    """The back the deck's cards share: the first card's whose back several cards have (one back
+    for all, or one per player colour). A deck whose cards each have a back of their own (a
+    character's other side) has none to show: card 1's would stand for every card."""
+    backs = [(f, rendered.key_of(f)) for (d, _, side), f in faces.items() if d == deck_id and side == "back"]
+    cards = Counter(key for _, key in backs)
+    return next((f for f, key in backs if cards[key] > 1), None)
 
 
 def _moved(rect: Rect, origin) -> Rect:

@@ -256,7 +256,7 @@ _REFERENCE = re.compile(rb"""(?:xlink:)?href\s*=\s*["']\s*([^"'#][^"']*)["']|url
 
 def icon_hint(name: str) -> str:
     """How to get an emoji's icon, said the same wherever one is missing."""
-    return f"pnp assets add {name} fetches its Twemoji SVG, or put an .svg in icons/"
+    return f"./pnp assets add {name} fetches its Twemoji SVG, or put an .svg in icons/"
 
 
 MAX_SVG_DEPTH = 200       # elements within elements: a drawn icon has a handful of levels

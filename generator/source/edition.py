@@ -180,7 +180,9 @@ class Overlay:
         return out
 
     def _card(self, deck: Deck, card: Card, texts: set[str]) -> Card:
-        given = self.cat.cards.get(deck.id, {}).get(card.id, {})
+        # the catalogue's text, else the spreadsheet's `field@lang` column
+        given = {**card.translations.get(self.lang, {}),
+                 **{k: v for k, v in self.cat.cards.get(deck.id, {}).get(card.id, {}).items() if v is not None}}
         fields = dict(card.fields)
         for name in sorted(texts):
             value = card.fields.get(name)
@@ -191,7 +193,7 @@ class Overlay:
             where = f"card '{card.uid}': {name}"
             if found is None:
                 line = self.game.files[deck.file]["cards"][card.index].line_of(name)
-                self.lack(deck.file, line, where)
+                self.lack(card.file, line, where)      # a spreadsheet row: the spreadsheet
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found
@@ -279,7 +281,7 @@ def apply_catalogue(game: Game, lang: str, catalogue, display: str, raw) -> Game
     pieces = overlay.pieces()
     tables = overlay.tables()
     edition = replace(game, spec=spec, decks=decks, pieces=pieces, tables=tables, language=lang,
-                      text=dict(catalogue.text), catalogue=display, missing=overlay.missing,
+                      text={k: v for k, v in catalogue.text.items() if v is not None}, catalogue=display, missing=overlay.missing,
                       coverage=overlay.counts, files={**game.files, display: raw}, origin=game,
                       quoted="\n".join(_texts(raw)))
     for deck in decks.values():

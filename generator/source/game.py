@@ -18,6 +18,8 @@ class Card:
     file: str
     line: int
     index: int  # position in its deck file
+    # a spreadsheet row's `field@lang` cells, {lang: {field: text}}: an edition's text beside the source
+    translations: dict[str, dict[str, str]] = field(default_factory=dict, repr=False, compare=False)
     # "deck/card": made with the card (the sheets, the manifest and the records ask for every card;
     # a cached_property took a lock on each card's first ask)
     uid: str = field(init=False, repr=False, compare=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
@@ -66,3 +67,34 @@ def plural_forms(lang: str, singular: str, plural: str) -> tuple[str, list[str]]
     if message is None or message.id != (singular, plural) or not isinstance(message.string, tuple) or not all(message.string):
         raise KeyError(f"{po_path(engine_language(lang))}: no plural forms for {singular!r}")
     return cat.plural_expr, list(message.string)
+
+
+def reader_language(environ=os.environ) -> str | None:
+    """The language of the person at the terminal, from LC_ALL, LC_MESSAGES or LANG as POSIX
+    reads them ("en_GB.UTF-8" -> "en-GB"); None for C, POSIX or nothing set."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            tag = value.split(".")[0].split("@")[0]
+            return None if tag in ("C", "POSIX") else tag.replace("_", "-")
+    return None
+
+
+def engine_words(lang: str | None = None) -> str:
+    """The engine's words for the reader: --lang, else their locale's, else English."""
+    given = lang or reader_language()
+    return engine_language(given) if given else FALLBACK
+
+
+def reader_edition(languages: list[str], lang: str | None = None) -> str:
+    """The edition a command with one output makes for the reader: --lang, else the one in
+    their locale's language (zh_CN -> zh-Hans), else the game's source language."""
+    if lang:
+        return lang
+    wanted = reader_language()
+    if wanted:
+        for edition in languages:
+            if edition == wanted or edition.split("-")[0] == wanted.split("-")[0] and (
+                    engine_language(edition) == engine_language(wanted)):
+                return edition
+    return languages[0]

@@ -19,9 +19,10 @@ from generator.source import reads
 from generator.source.game import Card, Deck, Game
 from generator.source.project import Project
 from generator.source.edition import apply_catalogue
+from generator.source.engine import check_engine
 from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, ClaimsFile, DeckFile, FieldSpec, GameSpec,
                                      PiecesFile, TableFile, validation_problems)
-from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
+from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, TRANSLATED, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.files import read_regular
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
@@ -53,6 +54,8 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
             problems.extend(exc.problems)
             return None
         files[display] = data
+        if model is GameSpec and isinstance(data, dict):      # before anything else a newer pnp may know
+            check_engine(data.get("engine"), display, data.line_of("engine") if "engine" in data else None)
         try:
             return model.model_validate(data)
         except ValidationError as exc:
@@ -222,7 +225,15 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
     cards, seen = [], {}
     if isinstance(raw_cards, SheetRows):           # a spreadsheet's unknown column, once, at its header
         for column in raw_cards.columns:
-            if column and column not in allowed and not PER_COUNT.match(column):
+            translated = TRANSLATED.match(column)
+            if translated and translated.group(1) not in {n for n, f in fields.items() if f.type in ("text", "rich")}:
+                texts = sorted(n for n, f in fields.items() if f.type in ("text", "rich"))
+                problems.append(Problem(raw_cards.file, raw_cards.header_line, f"column '{column}': "
+                                        f"'{translated.group(1)}' is not a text field of {owner}",
+                                        f"a translation column is a text field's name, @, a language: "
+                                        f"{', '.join(f'{n}@en' for n in texts) or 'none here'}", column=column))
+                continue
+            if column and column not in allowed and not PER_COUNT.match(column) and not translated:
                 problems.append(Problem(raw_cards.file, raw_cards.header_line, f"unknown column '{column}'",
                                         f"{owner} {noun}s take: {', '.join(sorted(allowed))}", column=column))
     # a required field with no column at all: once, at the header, not once a row
@@ -288,7 +299,8 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         if error:
             problems.append(_field_problem(raw, display, label, "copies", error))
             copies = 0
-        cards.append(Card(owner, card_id, values, copies, display, line, index))
+        cards.append(Card(owner, card_id, values, copies, display, line, index,
+                          getattr(raw, "translations", None) or {}))
     return cards
 
 

@@ -119,7 +119,7 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
     saved = _table(printers, printer, f"printers.{printer}") if printer else {}
     if printer and not saved and printer not in printers:
         raise PnpError(Problem(CONFIG, None, f"no printer '{printer}' in {CONFIG}",
-                               "run pnp calibrate --printer NAME --offset X,Y first"))
+                               "run ./pnp calibrate --printer NAME --offset X,Y first"))
     duplex = duplex or saved.get("duplex") or section.get("duplex") or "long"
     if duplex not in DUPLEX_MODES:
         raise PnpError(Problem(CONFIG, None, f"duplex {duplex!r} is not one of {', '.join(DUPLEX_MODES)}"))
@@ -128,7 +128,7 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) <= 20
             for v in offset):
         raise PnpError(Problem(CONFIG, None, f"back_offset must be two numbers of at most 20 mm, got {offset!r}",
-                               "measure it again with pnp calibrate"))
+                               "measure it again with ./pnp calibrate"))
     if cutter and duplex == "gutterfold":
         raise PnpError(Problem("--cutter", None, "a cutter sheet cannot be folded: use --duplex long, short or "
                                "none with --cutter"))

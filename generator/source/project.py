@@ -27,7 +27,7 @@ class Project:
         root = find_root(folder)
         if root is None:
             raise PnpError(Problem(str(folder), None, "no cards/ folder here or in any folder above",
-                                   "run pnp inside a project, pass --project DIR, or start one with pnp new NAME"))
+                                   "run ./pnp inside a project, pass --project DIR, or start one with ./pnp new NAME"))
         return cls(root)
 
     @property

@@ -104,6 +104,8 @@ class TuckBoxSpec(Strict):
     stock_mm: float = Field(0.32, gt=0, le=2, description="mm one card is thick (250 g/m² card ≈ 0.32)")
     groups: list[list[ID]] | None = Field(None, description="decks that share a box; default: one box per deck "
                                           "on card stock")
+    show: dict[ID, ID] | None = Field(None, description="deck id -> the card whose face the box's back panel shows "
+                                      "(default: the deck's back, when its cards share one)")
 
 RULEBOOK_PAGES = {"a5": (148.0, 210.0), "a6": (105.0, 148.0), "b6": (125.0, 176.0)}  # page sizes in mm
 
@@ -122,6 +124,8 @@ class GameSpec(Strict):
     subtitle: str | None = None
     language: str = Field("zh-Hans", pattern=LANG,
                           description="the data's language, when the game has one (see languages)")
+    engine: str | None = Field(None, description="the pnp versions the game is written for, e.g. \">=0.2\" "
+                               "(see CHANGELOG.md): another pnp says so and stops")
     languages: list[Annotated[str, Field(pattern=LANG)]] | None = Field(
         None, min_length=1, description="the editions, e.g. [zh-Hans, en]; the first is the data's own language, "
         "each other one has its catalogue cards/<game>/i18n/<lang>.yaml")
@@ -447,7 +451,8 @@ class ClaimsFile(Strict):
 
 # --- i18n/<lang>.yaml (an edition's translations) -----------------------------------------
 
-Translation = Annotated[str, Field(description="the text in this language; placeholders, icons and {{ }} kept")]
+Translation = Annotated[str | None, Field(description="the text in this language; placeholders, icons and {{ }} "
+                                                     "kept; empty: not translated yet")]
 
 
 class CatalogueFile(Strict):
@@ -464,6 +469,10 @@ class CatalogueFile(Strict):
     text: dict[str, Translation] = Field(
         default_factory=dict, description="every other printed string, keyed by its exact source-language text: "
         "pieces.yaml texts, template literals in _(), enum values, supplies, pack variants")
+    review: list[str] = Field(default_factory=list, description="entries whose source text changed since they were "
+                              "translated (written by `pnp translate`): check each, then delete its line")
+    sources: dict[str, str] = Field(default_factory=dict, description="`pnp translate`'s record: each entry's "
+                                    "source text's hash when it was last written (leave it as it is)")
 
 
 # --- fonts/fonts.yaml ------------------------------------------------------------------

@@ -24,10 +24,13 @@ from generator.source.yamlsrc import LocDict, LocList
 SHEET_TYPES = (".csv", ".tsv", ".xlsx")
 MAX_SHEET_BYTES = 20_000_000
 PER_COUNT = re.compile(r"^copies[ _@:-]?(\d+)p?$", re.I)      # "copies 3p", "copies_3", "copies@3"
+TRANSLATED = re.compile(r"^([a-z_][a-z0-9_]*)@([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)$")  # "name@en": name in English
 
 
 class SheetRow(LocDict):
-    """One row, as a card's mapping; `file` names the sheet, `line` its row."""
+    """One row, as a card's mapping; `file` names the sheet, `line` its row; `translations`
+    the row's `field@lang` cells ({lang: {field: text}}), an edition's text kept beside the source."""
+    translations: dict
 
 
 class SheetRows(LocList):
@@ -197,7 +200,7 @@ def _as_cards(rows: list[tuple[int, list[Any]]], where: str) -> SheetRows:
         raise PnpError(ragged)
     for line, cells in rows[1:]:
         row = SheetRow()
-        row.file, row.line, row.key_lines = where, line, {}
+        row.file, row.line, row.key_lines, row.translations = where, line, {}, {}
         per_count = {}
         for column, cell in zip(columns, cells):
             value = _blank(cell)
@@ -206,6 +209,10 @@ def _as_cards(rows: list[tuple[int, list[Any]]], where: str) -> SheetRows:
             count = PER_COUNT.match(column)
             if count:
                 per_count[int(count.group(1))] = _copies(value)
+                continue
+            translated = TRANSLATED.match(column)
+            if translated:
+                row.translations.setdefault(translated.group(2), {})[translated.group(1)] = str(value)
                 continue
             row[column] = _copies(value) if column == "copies" else value
             row.key_lines[column] = line

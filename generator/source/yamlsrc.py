@@ -185,9 +185,13 @@ def load_yaml(path: Path, display: str) -> Any:
         raise PnpError(Problem(display, exc.line, exc.message, exc.hint)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if "quoted scalar" in (exc.context or "") and exc.context_mark:
+            mark = exc.context_mark          # where the quote opened, not the file's end it ran to
         line = mark.line + 1 if mark else None
         what = (exc.problem or exc.context or "invalid YAML").strip()
-        raise PnpError(Problem(display, line, f"invalid YAML: {what}")) from None
+        source = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+        raise PnpError(Problem(display, line, f"invalid YAML: {what}",
+                               yaml_hint(f"{exc.context or ''} {what}", source))) from None
     except yaml.YAMLError as exc:
         raise PnpError(Problem(display, None, f"invalid YAML: {exc}")) from None
     except RecursionError:       # libyaml allows 1,000 levels; building the values stops far sooner
@@ -196,6 +200,35 @@ def load_yaml(path: Path, display: str) -> Any:
     if data is None:
         raise PnpError(Problem(display, 1, "file is empty"))
     return data
+
+
+def yaml_hint(parser_words: str, line: str) -> str | None:
+    """The likely cause of a YAML parser's complaint and its fix, in a designer's words (the
+    parser's own, "mapping values are not allowed here", name neither)."""
+    words, value = parser_words.lower(), line.split(":", 1)[1] if ":" in line else ""
+    if "alias" in words or "anchor" in words or (value.strip()[:1] in "*&" and value.strip()):
+        return "text that starts with * or & (like **bold**) needs quotes: effect: \"**Draw** 1 card.\""
+    if "mapping values are not allowed" in words:
+        if ": " in value.strip() or value.rstrip().endswith(":"):
+            return "a colon followed by a space inside unquoted text ends a key: put the text in quotes, " \
+                   "e.g. effect: \"Choose one: draw or score\""
+        return "this line is indented deeper than the key above it, or the line above lacks its value: " \
+               "keep the keys of one mapping at the same number of spaces"
+    if "flow mapping" in words or "flow sequence" in words:
+        return "inside { } or [ ], text holding a comma, colon or bracket needs quotes ({name: \"Salt, sea\"}), " \
+               "and every quote, { and [ needs its closing mark"
+    if "quoted scalar" in words or "end of stream" in words:
+        return "a quote opened on this line is not closed: end the text with the same quote mark"
+    if "expected '-'" in words or ("block end" in words and line.lstrip().startswith("-")):
+        return "a list item is indented differently from the others, or one lacks its `- `: start each item " \
+               "with `- ` at the same indentation"
+    if "expected ':'" in words or "simple key" in words:
+        return "a line without `key: value`: add the missing colon, or indent text that runs on from the " \
+               "line above (or quote it)"
+    if "block end" in words or "expected key" in words:
+        return "this line's indentation does not match the lines around it: indent each level by the same " \
+               "number of spaces"
+    return None
 
 
 def _line_separator(text: str) -> tuple[int, str] | None:

@@ -8,7 +8,7 @@ GOAL = 30            # 规则 3.2: 先到 30 分者胜
 
 
 def derive(game) -> dict:
-    deck = game.decks["actions"]
+    deck = game.decks["actions"]       # the sample deck (cards.yaml): rename it here with the deck
     players = sorted(p.players for p in game.packs)
     return {
         "goal": GOAL,

@@ -200,6 +200,9 @@ def derive(game) -> dict:
                 "hourglass": sum(1 for c in xii if c.hp_by_rank == "hourglass")},
         "xii_hp": {"dragon": xii_hp("dragon"), "hourglass": xii_hp("hourglass")},
         "xii_steps": {"dragon": P.loop_steps, "hourglass": P.loop_steps * P.hourglass_loops},
+        "xii_loops": {"dragon": 1, "hourglass": P.hourglass_loops},
+        # the monster panel's XII track counts tens: the cells where each rank's fight starts
+        "xii_tens": {kind: [hp // 10 for hp in xii_hp(kind)] for kind in ("dragon", "hourglass")},
         "steps": {d.id: d.cards[0].level for d in game.decks.values() if d.id in EXPLORE_DECKS[:3]},
         "reversal": {n: [P.reversal_base + r for r in ranks[n]] for n in players},
         "loops": [{"loop": n, "numeral": roman(n), "start": loop_start(n), "end": loop_start(n) + P.loop_steps - 1}

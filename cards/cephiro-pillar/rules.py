@@ -332,6 +332,9 @@ def derive(game) -> dict:
         "needs": needs,
         "need_total": sum(needs),
         "mana_total": mana,
+        # what a knight allots over a game: every trial's mana, plus each 元素涌流 they play (4.1, §7.4)
+        "allotted": {"standard": mana, "short": SHORT.trials * SHORT.mana_per_trial, "short_trials": SHORT.trials,
+                     "surge": oath_amount(game, "surge", min(player_counts))[1]},
         "purity_base": mana - sum(needs),
         "spare": mana - sum(needs) - STANDARD.threshold,
         "stability_start": {p: STANDARD.stability_for(p) for p in player_counts},

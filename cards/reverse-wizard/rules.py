@@ -212,6 +212,7 @@ def derive(game) -> dict:
         "loop_notes": loop_notes(),
         "loop_highlights": [n - 1 for n, _ in P.legendary_all] + [P.win_loop - 1, P.win_loop_3p - 1],
         "win_loop": {3: P.win_loop_3p, 4: P.win_loop},
+        "win_numeral": {3: roman(P.win_loop_3p), 4: roman(P.win_loop)},    # loops are printed as numerals
         "win_step": {3: loop_start(P.win_loop_3p), 4: loop_start(P.win_loop)},
         "start_coins": {3: P.start_coins_3p, 4: P.start_coins},
         "coin_tokens": max(players) * P.coin_cap,

@@ -166,3 +166,14 @@ def test_only_the_extras_pack_holds_the_beta_card(wizard_built, players, lang):
     assert not any(s.get("card", "").startswith("beta/") for e in kit.manifest["pages"] for s in e.get("slots", []))
     extras = KitText(wizard_built, "extras", lang)
     assert ("本包没有" if lang == "zh-Hans" else "notinthisone") not in extras.rulebook
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "en"])
+def test_loop_events_are_the_wheels(kits, derived, lang):
+    """Quick reference 1 builds its loop-event line from the same notes as the wheel's inner ring."""
+    edition = load_game(Project.at(ROOT), GAME, lang)
+    for players in PACKS:
+        text = kits[players, lang]
+        for n in derived["legendary_all"]:
+            note = edition.translate(derived["loop_notes"][n - 1]).replace(" ", "")
+            assert note in text["reference"] and note in text["wheel"], (players, n)

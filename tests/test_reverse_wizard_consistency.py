@@ -84,7 +84,7 @@ def test_xii_hp_by_rank_is_one_table(kits, derived, lang):
 
 
 REVERSAL = {"zh-Hans": {"player": r"第1–(\d)顺位可连出([\d/]+)张", "reference": r"按顺位至多连出([\d/]+)张（3人([\d/]+)张）"},
-            "en": {"player": r"Ranks1–(\d)play([\d/]+)cardsinarow", "reference": r"upto([\d/]+)cardsinarowbyrank\(3players:([\d/]+)\)"}}
+            "en": {"player": r"Ranks1–(\d)play([\d/]+)cardsinarow", "reference": r"upto([\d/]+)cardsbyrank\(3p:([\d/]+)\)"}}
 
 
 @pytest.mark.parametrize("lang", ["zh-Hans", "en"])
@@ -177,3 +177,14 @@ def test_loop_events_are_the_wheels(kits, derived, lang):
         for n in derived["legendary_all"]:
             note = edition.translate(derived["loop_notes"][n - 1]).replace(" ", "")
             assert note in text["reference"] and note in text["wheel"], (players, n)
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "en"])
+def test_quick_reference_prints_its_last_blocks(kits, lang):
+    """The English cards once ran past their box and lost their last block without an error (the
+    3-player variant on card 1, 'the card wins' on card 2): both cards end with them, in both editions."""
+    ends = {"zh-Hans": ("3人变体§8.1第VI循环获胜", "卡牌效果与规则冲突时，以卡牌为准。§5"),
+            "en": ("3-playervariant§8.1LoopVIwins", "Whenacardandtherulesdisagree,thecardwins.§5")}[lang]
+    for players in PACKS:
+        for end in ends:
+            assert end in kits[players, lang]["reference"], (players, end)

@@ -99,7 +99,7 @@ def test_recorded_contradictions_are_the_notes(game):
     assert {"fog-zero-nights", "law-2-break-even", "deck-flow-6p", "example-gap"} <= set(notes)
 
 
-PAIRING = {3: {}, 4: {"a": 2, "b": 2}, 5: {"a": 2, "b": 2, "c": 1}, 6: {"a": 2, "b": 2, "c": 2}}
+PAIRING = {3: {}, 4: {"a": 2, "b": 2}, 5: {"a": 2, "b": 2, "c-solo": 1}, 6: {"a": 2, "b": 2, "c": 2}}
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])

@@ -58,7 +58,7 @@ def test_cephiro_setup_states_the_packs_own_figures(cephiro_built, players):
     en = _load(cephiro_built, f"cephiro-pillar-{players}p-a4-en.json")
     text = _rulebook_text(cephiro_built, en)
     assert f"Stabilitystartsat{stability}" in text
-    assert re.search(rf"\"?WishBlade\"?{power}", text), text[:400]
+    assert re.search(rf"[“\"]?WishBlade[”\"]?{power}", text), text[:400]
     if players == 3:
         assert (stability, power) == (9, 24)          # the issue's own example
 

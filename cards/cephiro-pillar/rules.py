@@ -79,8 +79,9 @@ def resolve_trial(knights: list[Knight], faces: list[int], hearts: list[int], mu
     power = sum(face + heart + (params.awaken_power if k.awakened else 0)
                 for k, face, heart in zip(knights, faces, hearts))
     top = max(hearts)
-    peak = hearts.index(top) if top > 0 and hearts.count(top) == 1 else None
     success = power >= threat
+    # a failed trial has no Most Wished (rulebook §9): nobody's ♡ is compared
+    peak = hearts.index(top) if success and top > 0 and hearts.count(top) == 1 else None
     for index, (knight, heart) in enumerate(zip(knights, hearts)):
         knight.heart += heart
         knight.purity += params.mana_per_trial - heart
@@ -217,8 +218,9 @@ def mana_tokens(game, players: int, params: Params = STANDARD) -> int:
 
 
 def oath_draws(players: int, params: Params = STANDARD) -> int:
-    """Cards drawn while they can still be used: after every trial but the last."""
-    return players * (params.trials - 1)
+    """Cards drawn over a game: one each after every trial, the last included (6.2 步骤6; an
+    any-time card such as 魔神之卵 can still be played before the Judgement)."""
+    return players * params.trials
 
 
 def team_game(trials: list[dict], hearts: list[list[int]], faces: list[list[int]] | None = None,
@@ -332,6 +334,9 @@ def derive(game) -> dict:
         "needs": needs,
         "need_total": sum(needs),
         "mana_total": mana,
+        # what a knight allots over a game: every trial's mana, plus each 元素涌流 they play (4.1, §7.4)
+        "allotted": {"standard": mana, "short": SHORT.trials * SHORT.mana_per_trial, "short_trials": SHORT.trials,
+                     "surge": oath_amount(game, "surge", min(player_counts))[1]},
         "purity_base": mana - sum(needs),
         "spare": mana - sum(needs) - STANDARD.threshold,
         "stability_start": {p: STANDARD.stability_for(p) for p in player_counts},
@@ -363,7 +368,6 @@ def derive(game) -> dict:
         "oath_deck": {p.players: sum(c.copies_for(p.players) for c in game.decks["oaths"].cards)
                       for p in game.packs},
         "oath_draws": {p: oath_draws(p) for p in player_counts},
-        "oath_draws_all": {p: p * STANDARD.trials for p in player_counts},
         "example": replay_example(game, trials),
         "lead_with_six": {p: lead_with_six_points(trials, hand, p) for p in player_counts},
         "flame": {p: flame_points(trials, game, p) for p in player_counts},
@@ -437,10 +441,11 @@ def check(game, derived: dict) -> list[str]:
     for players, start in derived["stability_start"].items():
         if start > p.stability_cap:
             errors.append(f"stability start {start} for {players} players is beyond the bar's {p.stability_cap} cells")
-    for players, draws in derived["oath_draws"].items():
-        deck = derived["oath_deck"][players]
-        if draws > deck:
-            errors.append(f"{players} players draw {draws} oath cards but the pack's deck holds {deck}")
+    for players in derived["oath_draws"]:
+        # a draw always finds a card (after the reshuffle) while the hands cannot hold the whole deck
+        deck, held = derived["oath_deck"][players], players * p.hand_limit
+        if deck <= held:
+            errors.append(f"{players} players may hold {held} oath cards; the pack's deck holds only {deck}")
     hands = {c.colour for c in game.decks["power"].cards}
     for colour in hands:
         values = sorted(v for c in game.decks["power"].cards if c.colour == colour

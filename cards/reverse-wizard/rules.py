@@ -200,6 +200,9 @@ def derive(game) -> dict:
                 "hourglass": sum(1 for c in xii if c.hp_by_rank == "hourglass")},
         "xii_hp": {"dragon": xii_hp("dragon"), "hourglass": xii_hp("hourglass")},
         "xii_steps": {"dragon": P.loop_steps, "hourglass": P.loop_steps * P.hourglass_loops},
+        "xii_loops": {"dragon": 1, "hourglass": P.hourglass_loops},
+        # the monster panel's XII track counts tens: the cells where each rank's fight starts
+        "xii_tens": {kind: [hp // 10 for hp in xii_hp(kind)] for kind in ("dragon", "hourglass")},
         "steps": {d.id: d.cards[0].level for d in game.decks.values() if d.id in EXPLORE_DECKS[:3]},
         "reversal": {n: [P.reversal_base + r for r in ranks[n]] for n in players},
         "loops": [{"loop": n, "numeral": roman(n), "start": loop_start(n), "end": loop_start(n) + P.loop_steps - 1}
@@ -209,6 +212,7 @@ def derive(game) -> dict:
         "loop_notes": loop_notes(),
         "loop_highlights": [n - 1 for n, _ in P.legendary_all] + [P.win_loop - 1, P.win_loop_3p - 1],
         "win_loop": {3: P.win_loop_3p, 4: P.win_loop},
+        "win_numeral": {3: roman(P.win_loop_3p), 4: roman(P.win_loop)},    # loops are printed as numerals
         "win_step": {3: loop_start(P.win_loop_3p), 4: loop_start(P.win_loop)},
         "start_coins": {3: P.start_coins_3p, 4: P.start_coins},
         "coin_tokens": max(players) * P.coin_cap,

@@ -104,9 +104,12 @@ def full(path: Path, display: str | None = None):
 
 
 def touch_input(project: Path) -> None:
-    """An input changed in no way that reaches the pack: the build is not skipped as up to date."""
+    """An input changed in no way that reaches the pack, and the edition's stamp set aside: the build
+    runs (is not skipped as up to date) and makes the same pack."""
     cards = project / f"cards/{GAME}/goods.yaml"
     cards.write_text(cards.read_text(encoding="utf-8") + "\n# touched\n", encoding="utf-8")
+    for stamp in (project / "build" / GAME).glob(".edition-*.json"):
+        stamp.unlink()
 
 
 def edit(path: Path, change) -> None:

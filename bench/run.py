@@ -66,8 +66,8 @@ KIT_EDITS = {
     "reverse-wizard": [
         ("a card's text (not in the rulebook)", "common.yaml", "再造成 10 点伤害", "再造成 2{n} 点伤害", 0.08),
         ("that card's translation", "i18n/en.yaml", "deal 10 more.", "deal 2{n} more.", 0.08),
-        ("a card the rulebook shows", "beta.yaml", "造成 1 点伤害，重复", "造成 {n} 点伤害，重复", 0.25),
-        ("a board's label (a rulebook figure)", "pieces.yaml", "text: 永久光环}", "text: 永久光环 {n}}", 0.15),
+        ("a card the rulebook shows", "beta.yaml", "造成 1 点伤害，重复", "造成 {n}0 点伤害，重复", 0.25),
+        ("a board's label (a rulebook figure)", "pieces.yaml", "text: 永久光环}", "text: 永久光环 {n}}}", 0.15),
         ("a rules.py constant no page prints", "rules.py", "hp_counter: int = 99", "hp_counter: int = 1{n}0", 0.25),
     ],
     "cephiro-pillar": [

@@ -17,6 +17,9 @@ from generator.processes import die_with_parent
 from generator.render.weasy import release_font_configs
 
 
+PYTHON_DEFAULT = (700, 10, 10)
+
+
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=start_worker, initargs=(os.getpid(),))
@@ -30,5 +33,6 @@ def start_worker(parent: int) -> None:
     a cold build 0.1 s shorter)."""
     die_with_parent(parent)
     gc.freeze()
+    gc.set_threshold(*PYTHON_DEFAULT)    # not the build's (commands/start.py): layouts make cycles
     # a worker ends with os._exit: what it must tidy runs as multiprocessing's own finalizer
     multiprocessing.util.Finalize(None, release_font_configs, exitpriority=10)

@@ -560,12 +560,14 @@ def _check_images(pdf, report: Report, memo: Memo | None = None) -> None:
 
 def _check_runs(manifest, report: Report) -> None:
     """Every page after page 1 is in a print run page 1 lists (a pack's runs; the rules file's
-    rulebook): a page outside them is never printed as it should be, or printed by accident."""
+    rulebook): a page outside them is never printed as it should be, or printed by accident.
+    Only a reprint's page 1 may run on (its list of changed cards)."""
     runs = manifest.get("runs") or [{"pages": c["pages"]} for c in manifest.get("components", []) if "pages" in c]
     listed = [range(r["pages"][0], r["pages"][1] + 1) for r in runs]
     for entry in manifest["pages"]:
         number = entry["number"]
-        if (number == 1 and entry["role"] == "info") or any(number in r for r in listed):
+        first = number == 1 or (manifest.get("reprint") and all(e["role"] == "info" for e in manifest["pages"][:number]))
+        if (first and entry["role"] == "info") or any(number in r for r in listed):
             continue
         report.findings.append(f"page {number} ({entry['role']}): no print run lists it — page 1 "
                                f"overflowed, or a section was left out of the runs")
@@ -574,7 +576,7 @@ def _check_runs(manifest, report: Report) -> None:
 MARKDOWN = ((re.compile(r"\|\s*:?-{3,}|-{3,}\s*\|"), "a Markdown table rule"),
             (re.compile(r"(?:^|\s)\|[^|\n]+\|"), "Markdown table pipes"),
             (re.compile(r"\*\*|__"), "Markdown emphasis marks"),
-            (re.compile(r"^\s*(?:[-*+]|#{1,6})\s"), "a Markdown list or heading mark"),
+            (re.compile(r"^\s*(?:-|#{1,6})\s"), "a Markdown list or heading mark"),
             (re.compile(r"[.。;；!！?？)）]-\s"), "a Markdown list item run into the line before"))
 
 

@@ -377,7 +377,7 @@ def draw_track(pen: Pen, el, ctx):
             # a label under its cell; one close to the previous label drops a line to stay clear
             line = 1 if label_rows.get(index - 1) == 0 or label_rows.get(index - 2) == 0 else 0
             label_rows[index] = line
-            size = max(text_size - 2, 5)
+            size = max(text_size - 2, 6)          # 6 pt: the smallest size preflight accepts by default
             pen.text(_s(mark.label, ctx), x - cell, y + row_h + 0.4 + line * size * 1.3 / PT, size=size,
                      fill="#333333", align="centre", width=3 * cell)
 

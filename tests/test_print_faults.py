@@ -18,7 +18,7 @@ from tests.conftest import GAMES, ROOT, built, make_project, pnp
 
 
 def test_a_tag_ending_a_line_of_text_keeps_its_line_break():
-    env = Environment(trim_blocks=True, lstrip_blocks=True)
+    env = Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)     # as the rulebook's
     source = ("| Fog | {% for f in fogs %}{{ f }} | {% endfor %}\n"
               "|---|{% for f in fogs %}---|{% endfor %}\n"
               "{% for r in rows %}\n"
@@ -181,3 +181,26 @@ def test_a_reduced_figure_says_so_and_is_exempt(cephiro_built):
     text = _rules_text(cephiro_built, "en")
     assert re.search(r"shown at \d+ % of its real size", text)
     assert re.search(r"按实物大小的 \d+% 显示", _rules_text(cephiro_built, "zh-Hans"))
+
+
+def test_text_a_hidden_overflow_box_cuts_off_is_found_at_layout():
+    from generator.render.cards import clipped_text
+    from generator.render.weasy import weasyprint
+    html = ('<style>@page {{ size: 60mm 40mm; margin: 0 }} div {{ overflow: hidden; width: 30mm; height: {h}mm; '
+            'font-size: 9pt }}</style><div>Shared fire and a longer header</div>')
+    clipped = weasyprint().HTML(string=html.format(h=6)).render().pages[0]           # one line and a half
+    whole = weasyprint().HTML(string=html.format(h=20)).render().pages[0]
+    assert clipped_text(clipped) == ["longer header"]          # the line under the box's edge
+    assert clipped_text(whole) == []
+
+
+def test_a_table_cell_whose_text_wraps_past_its_row_stops_the_build(tmp_path):
+    project = make_project(tmp_path / "p", ["seven-nights"])
+    pieces = project / "cards/seven-nights/pieces.yaml"
+    text = pieces.read_text(encoding="utf-8")
+    pieces.write_text(text.replace("columns: [10, 7, 8, 8, 10, 9, 13, 17, 17]", "columns: [12, 7, 8, 8, 10, 9, 13, 14, 18]", 1),
+                      encoding="utf-8")
+    result = pnp(project, "build", "seven-nights", "--lang", "en", "--players", "4", "--paper", "a4")
+    assert result.exit_code == 1
+    assert re.search(r"cards/seven-nights/pieces\.yaml:\d+: piece score-sheet: .*'Shared fire' in column 8 takes "
+                     r"[\d.]+ mm, more than its row of 5\.6 mm: its text is clipped by the cell", result.output), result.output

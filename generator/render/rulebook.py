@@ -122,7 +122,7 @@ class RulebookRenderer:
         smaller than the minimum printed size, which the preflight allows there only."""
         if scale >= 1 - 1e-6:
             return body
-        note = self._("shown at {percent} % of its real size").format(percent=round(scale * 100))
+        note = self._("shown at {scale} of its real size").format(scale=f"{round(scale * 100)}%")
         slot = f'<div class="slot" id="{figure.anchor}"'
         start = body.find(slot)
         end = body.find("</figure>", start)

@@ -564,10 +564,13 @@ def _check_runs(manifest, report: Report) -> None:
     Only a reprint's page 1 may run on (its list of changed cards)."""
     runs = manifest.get("runs") or [{"pages": c["pages"]} for c in manifest.get("components", []) if "pages" in c]
     listed = [range(r["pages"][0], r["pages"][1] + 1) for r in runs]
+    leading = 0                                      # the info pages that open the file
+    while leading < len(manifest["pages"]) and manifest["pages"][leading]["role"] == "info":
+        leading += 1
     for entry in manifest["pages"]:
         number = entry["number"]
-        first = number == 1 or (manifest.get("reprint") and all(e["role"] == "info" for e in manifest["pages"][:number]))
-        if (first and entry["role"] == "info") or any(number in r for r in listed):
+        page_one = number == 1 or (manifest.get("reprint") and number <= leading)
+        if (page_one and entry["role"] == "info") or any(number in r for r in listed):
             continue
         report.findings.append(f"page {number} ({entry['role']}): no print run lists it — page 1 "
                                f"overflowed, or a section was left out of the runs")

@@ -13,7 +13,8 @@ page and the card or piece. Checks:
   - a page holding a single board carries a TrimBox and a BleedBox;
   - every rulebook page lies inside the sheet's printable area, and no fold or staple mark enters one;
   - what a reader sees: no text under the game's minimum size (`min_text_pt`, 6 pt) on any page
-    (a rulebook figure shown reduced, which its caption says, is exempt), no Markdown syntax left
+    (a rulebook figure shown reduced, which its caption says, and a board printed reduced with --fit,
+    whose page prints its scale, are exempt), no Markdown syntax left
     in the rulebook's text, and no page that no print run lists.
 
 A build passes a memo (check/checked.py): the card and rulebook pages, and the forms' glyphs, that
@@ -597,8 +598,7 @@ def _check_reading(pdf_path: Path, page_list: list, manifest, report: Report, pa
             page = document[number - 1]
             height = page.get_size()[1]
             text = page.get_textpage()
-            exempt = [rect for _, rect in placed_forms(page_list[number - 1], _reduced)] \
-                if entry["role"] == "rulebook" else []
+            exempt = _reduced_areas(entry, page_list[number - 1])
             _small_text(printed_chars(text, height), entry, minimum, exempt, report)
             if entry["role"] == "rulebook":
                 _markdown_left(text, entry, height, report)
@@ -606,6 +606,15 @@ def _check_reading(pdf_path: Path, page_list: list, manifest, report: Report, pa
                 pages.failed.add(number)
     finally:
         document.close()
+
+
+def _reduced_areas(entry, page) -> list[Rect]:
+    """Where a component is shown below its real size, saying so: a rulebook figure (its caption)
+    and a board printed reduced with --fit (its page prints the scale). Its text is exempt from
+    the minimum size."""
+    if entry["role"] == "rulebook":
+        return [rect for _, rect in placed_forms(page, _reduced)]
+    return [Rect(*p["trim"]) for p in entry.get("pieces", []) if p.get("scale", 1) < 1 and "trim" in p]
 
 
 def _reduced(form) -> bool:

@@ -203,3 +203,29 @@ def test_a_table_cell_whose_text_wraps_past_its_row_stops_the_build(tmp_path):
     assert result.exit_code == 1
     assert re.search(r"cards/seven-nights/pieces\.yaml:\d+: piece score-sheet: .*'Shared fire' in column 8 takes "
                      r"[\d.]+ mm, more than its row of 5\.6 mm: its text is clipped by the cell", result.output), result.output
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_pack_keeps_page_one_to_one_page_and_its_type_readable(tmp_path_factory, game):
+    """The English page 1 of a long kit once ran onto a page 2 no print run listed; quick
+    references, tokens and rulebook tables printed at 4–5 pt. Read back: one info page, and no
+    character under 6 pt outside a component shown reduced."""
+    from generator.check.preflight import _reduced_areas
+    from generator.check.pdfread import printed_chars
+    import pikepdf
+    kit = built(tmp_path_factory, game)
+    for path in sorted(kit.folder.glob(f"{game}-*-a4-*.json")):
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if manifest["pack"] != "rules":
+            assert [e["number"] for e in manifest["pages"] if e["role"] == "info"] == [1], path.name
+        document, pdf = pdfium.PdfDocument(str(path.with_suffix(".pdf"))), pikepdf.open(path.with_suffix(".pdf"))
+        try:
+            for entry in manifest["pages"]:
+                page = document[entry["number"] - 1]
+                exempt = _reduced_areas(entry, pdf.pages[entry["number"] - 1])
+                small = {round(size, 1) for char, size, x, y in printed_chars(page.get_textpage(), page.get_size()[1])
+                         if size < 5.95 and not any(r.x <= x <= r.x + r.w and r.y <= y <= r.y + r.h for r in exempt)}
+                assert not small, (path.name, entry["number"], small)
+        finally:
+            document.close()
+            pdf.close()

@@ -113,7 +113,7 @@ def test_png_export_is_each_card_at_its_own_size_and_dpi(cephiro_built):
     assert power.size == (round(69 / 25.4 * 600), round(94 / 25.4 * 600))     # 63 × 88 + 3 mm bleed
     assert round(power.info["dpi"][0]) == 600
     reference = Image.open(io.BytesIO(archive.read("reference-flow-1.png")))
-    assert reference.size == (round(101 / 25.4 * 600), round(132 / 25.4 * 600))
+    assert reference.size == (round(101 / 25.4 * 600), round(196 / 25.4 * 600))
     assert "reference-flow-1-back.png" not in archive.namelist()         # single-sided
     assert "power-red-1-1-back.png" in archive.namelist()
     # every piece copy too, at its printed size (per-player pieces in each player's colour)

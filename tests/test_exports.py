@@ -95,14 +95,14 @@ def _check_rulebook(kit, data: bytes) -> None:
 
 def test_reference_sheets_are_left_out_of_shop_orders_with_a_note(cephiro_built):
     result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "tgc")
-    assert "left out deck 'reference' (速查卡): The Game Crafter prints no card of 95 × 126 mm" in result.output
+    assert "left out deck 'reference' (速查卡): The Game Crafter prints no card of 95 × 190 mm" in result.output
     archive = zipfile.ZipFile(cephiro_built.folder / "cephiro-pillar-5p-tgc-300dpi-zh-Hans.zip")
     rows = list(csv.DictReader(io.StringIO(archive.read("counts.csv").decode("utf-8"))))
     (row,) = [r for r in rows if r["kind"] == "deck"]                   # on the order sheet too, with why
     copies = sum(c["copies"] for c in next(c for c in cephiro_built.largest_manifest()["components"]
                                           if c["id"] == "reference")["cards"])
     assert (row["deck"], int(row["count"])) == ("reference", copies)
-    assert row["note"] == "The Game Crafter prints no card of 95 × 126 mm: print it from the pack"
+    assert row["note"] == "The Game Crafter prints no card of 95 × 190 mm: print it from the pack"
 
 
 def test_png_export_is_each_card_at_its_own_size_and_dpi(cephiro_built):
@@ -113,7 +113,7 @@ def test_png_export_is_each_card_at_its_own_size_and_dpi(cephiro_built):
     assert power.size == (round(69 / 25.4 * 600), round(94 / 25.4 * 600))     # 63 × 88 + 3 mm bleed
     assert round(power.info["dpi"][0]) == 600
     reference = Image.open(io.BytesIO(archive.read("reference-flow-1.png")))
-    assert reference.size == (round(101 / 25.4 * 600), round(132 / 25.4 * 600))
+    assert reference.size == (round(101 / 25.4 * 600), round(196 / 25.4 * 600))
     assert "reference-flow-1-back.png" not in archive.namelist()         # single-sided
     assert "power-red-1-1-back.png" in archive.namelist()
     # every piece copy too, at its printed size (per-player pieces in each player's colour)

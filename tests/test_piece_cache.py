@@ -79,7 +79,7 @@ def test_a_change_redraws_exactly_the_drawings_that_read_it(project):
     text = pieces.read_text(encoding="utf-8")
     old = "text: 每场后顺时针传递}"
     assert text.count(old) == 1
-    pieces.write_text(text.replace("size: 4.6, colour: \"#d9c98f\", " + old, "size: 4.4, colour: \"#d9c98f\", " + old),
+    pieces.write_text(text.replace("size: 6, colour: \"#d9c98f\", " + old, "size: 6.2, colour: \"#d9c98f\", " + old),
                       encoding="utf-8")
     assert pieces.read_text(encoding="utf-8") != text
     redrawn = _build(project)

@@ -35,6 +35,7 @@ class _Deck(_Component):
 class _Print(_Part):
     duplex: StrictStr = "long"
     back_offset_mm: tuple[Number, Number] = (0, 0)
+    min_text_pt: Optional[Number] = None
 
 
 class _Page(_Part):

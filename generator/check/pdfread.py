@@ -530,3 +530,62 @@ def parse_cmap(data: bytes) -> dict[int, str]:
                 for offset in range(hi - lo + 1):
                     mapping[lo + offset] = f"{first + offset:0{width}X}"
     return mapping
+
+
+# --- printed text, as a reader sees it ------------------------------------------------------
+
+def placed_forms(page: pikepdf.Page, wanted, depth: int = 4) -> list[tuple[pikepdf.Object, Rect]]:
+    """Every form XObject for which `wanted(form)` holds, at any depth of forms inside forms (a
+    rulebook page inside a booklet sheet, a figure inside that page), with where its bounding
+    box lands on the page (mm from the top-left)."""
+    h = page_height(page)
+    found = []
+
+    def visit(owner, resources, outer, level):
+        xobjects = resources.get("/XObject", {}) if isinstance(resources, pikepdf.Dictionary) else {}
+        if level > depth or not xobjects:
+            return
+        ctm, stack = outer, []
+        for operands, op in pikepdf.parse_content_stream(owner, "q Q cm Do"):
+            op = str(op)
+            if op == "q":
+                stack.append(ctm)
+            elif op == "Q":
+                ctm = stack.pop() if stack else outer
+            elif op == "cm":
+                ctm = _mul([float(v) for v in operands], ctm)
+            elif op == "Do":
+                form = xobjects.get(str(operands[0]))
+                if form is None or form.get("/Subtype") != "/Form":
+                    continue
+                m = _mul([float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])], ctm)
+                if wanted(form):
+                    x0, y0, x1, y1 = (float(v) for v in form.BBox)
+                    found.append((form, _to_rect([_apply(m, x0, y0), _apply(m, x1, y1), _apply(m, x0, y1),
+                                                  _apply(m, x1, y0)], h)))
+                visit(form, form.get("/Resources"), m, level + 1)
+
+    visit(page, page.Resources, [1, 0, 0, 1, 0, 0], 0)
+    return found
+
+
+def printed_chars(textpage, height: float):
+    """Each character pdfium reads on a page, with the size it prints at (points: the font size
+    scaled by every matrix in force, forms and impositions included) and its centre (mm from
+    the top-left). White space is passed over."""
+    import ctypes
+    import pypdfium2.raw as pdfium_c
+    raw = textpage.raw
+    matrix = pdfium_c.FS_MATRIX()
+    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    for index in range(pdfium_c.FPDFText_CountChars(raw)):
+        code = pdfium_c.FPDFText_GetUnicode(raw, index)
+        if code <= 0x20 or code in (0xA0, 0x3000, 0xFFFE, 0xFEFF) or not chr(code).strip():
+            continue
+        if not pdfium_c.FPDFText_GetMatrix(raw, index, matrix) \
+                or not pdfium_c.FPDFText_GetCharBox(raw, index, left, right, bottom, top):
+            continue
+        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+        size = pdfium_c.FPDFText_GetFontSize(raw, index) * scale
+        yield (chr(code), size, (left.value + right.value) / 2 * MM,
+               (height - (top.value + bottom.value) / 2) * MM)

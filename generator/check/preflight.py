@@ -11,7 +11,11 @@ page and the card or piece. Checks:
   - no raster image prints below 300 dpi;
   - every glyph on a card (its box measured in the file) lies inside the card's safe area;
   - a page holding a single board carries a TrimBox and a BleedBox;
-  - every rulebook page lies inside the sheet's printable area, and no fold or staple mark enters one.
+  - every rulebook page lies inside the sheet's printable area, and no fold or staple mark enters one;
+  - what a reader sees: no text under the game's minimum size (`min_text_pt`, 6 pt) on any page
+    (a rulebook figure shown reduced, which its caption says, and a board printed reduced with --fit,
+    whose page prints its scale, are exempt), no Markdown syntax left
+    in the rulebook's text, and no page that no print run lists.
 
 A build passes a memo (check/checked.py): the card and rulebook pages, and the forms' glyphs, that
 an earlier passing check read in the very same bytes are taken from its record; the rest, and the
@@ -34,11 +38,13 @@ import pypdfium2.raw as pdfium_c
 from generator.geometry import MIN_MARGIN, Rect, back_placement
 from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
-from generator.check.pdfread import MM, content_key, font_resources, fonts, images, walk
+from generator.check.pdfread import MM, content_key, font_resources, fonts, images, placed_forms, printed_chars, walk
 from generator.source.words import count
 
 TOLERANCE = 0.01     # mm
 MIN_DPI = 300
+MIN_TEXT_PT = 6.0    # the default of game.yaml's min_text_pt
+SIZE_TOLERANCE = 0.05  # pt: a size set at the minimum reads back a hair under it
 
 
 @dataclass
@@ -106,6 +112,8 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         safe_text.close()
     _check_boards(page_list, manifest, report)
     _check_rulebook(page_list, manifest, report, pages)
+    _check_runs(manifest, report)
+    _check_reading(pdf_path, page_list, manifest, report, pages)
     _check_fonts(uses, report)
     _check_font_resources(pdf, report, memo)
     _check_fonts_selected(pdf, report, pages, selected)
@@ -124,7 +132,8 @@ class _Pages:
     def __init__(self, memo: Memo, manifest: dict):
         self.memo = memo
         options = manifest.get("print", {})
-        self.options = [options.get("duplex", "long"), options.get("back_offset_mm", (0, 0))]
+        self.options = [options.get("duplex", "long"), options.get("back_offset_mm", (0, 0)),
+                        options.get("min_text_pt") or MIN_TEXT_PT]
         self.declared = {c["id"]: [c.get("trim_mm"), c.get("safe_mm")] for c in manifest["components"]
                          if c["kind"] == "deck"}
         self.keys: dict[int, str | None] = {}
@@ -542,3 +551,119 @@ def _check_images(pdf, report: Report, memo: Memo | None = None) -> None:
             report.findings.append(f"page {image.page}{where}: image {image.pixels[0]} × {image.pixels[1]} px printed "
                                    f"{image.size_mm[0]:.1f} × {image.size_mm[1]:.1f} mm = {image.dpi:.0f} dpi "
                                    f"(needs {MIN_DPI})")
+
+
+def _check_runs(manifest, report: Report) -> None:
+    """Every page after page 1 is in a print run page 1 lists (a pack's runs; the rules file's
+    rulebook): a page outside them is never printed as it should be, or printed by accident.
+    Only a reprint's page 1 may run on (its list of changed cards)."""
+    runs = manifest.get("runs") or [{"pages": c["pages"]} for c in manifest.get("components", []) if "pages" in c]
+    listed = [range(r["pages"][0], r["pages"][1] + 1) for r in runs]
+    leading = 0                                      # the info pages that open the file
+    while leading < len(manifest["pages"]) and manifest["pages"][leading]["role"] == "info":
+        leading += 1
+    for entry in manifest["pages"]:
+        number = entry["number"]
+        page_one = number == 1 or (manifest.get("reprint") and number <= leading)
+        if (page_one and entry["role"] == "info") or any(number in r for r in listed):
+            continue
+        report.findings.append(f"page {number} ({entry['role']}): no print run lists it — page 1 "
+                               f"overflowed, or a section was left out of the runs")
+
+
+MARKDOWN = ((re.compile(r"\|\s*:?-{3,}|-{3,}\s*\|"), "a Markdown table rule"),
+            (re.compile(r"(?:^|\s)\|[^|\n]+\|"), "Markdown table pipes"),
+            (re.compile(r"\*\*|__"), "Markdown emphasis marks"),
+            (re.compile(r"^\s*(?:-|#{1,6})\s"), "a Markdown list or heading mark"),
+            (re.compile(r"[.。;；!！?？)）]-\s"), "a Markdown list item run into the line before"))
+
+
+def _check_reading(pdf_path: Path, page_list: list, manifest, report: Report, pages: _Pages | None) -> None:
+    """Read every page as a reader would (pdfium's text): sizes, and Markdown in the rulebook.
+    Pages the memo took whole passed these checks in the same bytes."""
+    minimum = (manifest.get("print") or {}).get("min_text_pt") or MIN_TEXT_PT
+    document = pdfium.PdfDocument(str(pdf_path))
+    try:
+        for entry in manifest["pages"]:
+            number = entry["number"]
+            if pages is not None and number in pages.taken:
+                continue
+            found = len(report.findings)
+            page = document[number - 1]
+            height = page.get_size()[1]
+            text = page.get_textpage()
+            exempt = _reduced_areas(entry, page_list[number - 1])
+            _small_text(printed_chars(text, height), entry, minimum, exempt, report)
+            if entry["role"] == "rulebook":
+                _markdown_left(text, entry, height, report)
+            if pages is not None and len(report.findings) > found:
+                pages.failed.add(number)
+    finally:
+        document.close()
+
+
+def _reduced_areas(entry, page) -> list[Rect]:
+    """Where a component is shown below its real size, saying so: a rulebook figure (its caption)
+    and a board printed reduced with --fit (its page prints the scale). Its text is exempt from
+    the minimum size."""
+    if entry["role"] == "rulebook":
+        return [rect for _, rect in placed_forms(page, _reduced)]
+    return [Rect(*p["trim"]) for p in entry.get("pieces", []) if p.get("scale", 1) < 1 and "trim" in p]
+
+
+def _reduced(form) -> bool:
+    """A rulebook figure drawn below its real size (render/rulebook.py marks it and says so in
+    its caption)."""
+    return float(form.get("/PnpScale", 1)) < 1 - 1e-6
+
+
+def _owners(entry) -> list[tuple[Rect, str]]:
+    """What on a page a character belongs to: a card, a piece or a rulebook page, by its area."""
+    if entry["role"].startswith("cards"):
+        return [(Rect(*s["bleed"]), f"card {s['card']} ({s['side']})") for s in entry.get("slots", []) if "bleed" in s]
+    if entry["role"].startswith("board"):
+        return [(Rect(*p["trim"]), f"{p['piece']}") for p in entry.get("pieces", []) if "trim" in p]
+    if entry["role"] == "rulebook":
+        return [(Rect(*s["rect"]), f"rulebook page {s['page']}") for s in entry.get("slots", []) if s.get("page")]
+    return []
+
+
+def _owner(owners, x: float, y: float) -> str:
+    for rect, name in owners:
+        if rect.x <= x <= rect.x + rect.w and rect.y <= y <= rect.y + rect.h:
+            return name
+    return ""
+
+
+def _small_text(chars, entry, minimum: float, exempt: list[Rect], report: Report) -> None:
+    owners = _owners(entry)
+    small: dict[str, list] = {}           # owner -> [smallest size, sample text]
+    for char, size, x, y in chars:
+        if size >= minimum - SIZE_TOLERANCE or size <= 0:
+            continue
+        if any(r.x <= x <= r.x + r.w and r.y <= y <= r.y + r.h for r in exempt):
+            continue
+        found = small.setdefault(_owner(owners, x, y), [size, ""])
+        found[0] = min(found[0], size)
+        if len(found[1]) < 16:
+            found[1] += char
+    for owner, (size, sample) in small.items():
+        where = f"page {entry['number']}" + (f", {owner}" if owner else f" ({entry['role']})")
+        report.findings.append(f"{where}: text {sample!r} prints at {size:.1f} pt, under the {minimum:g} pt minimum "
+                               "(min_text_pt in game.yaml)")
+
+
+def _markdown_left(text, entry, height: float, report: Report) -> None:
+    """Markdown the rulebook's two passes left as text: a table or list that did not become one."""
+    for rect, name in _owners(entry) or [(None, "")]:
+        if rect is None:
+            content = text.get_text_range()
+        else:
+            content = text.get_text_bounded(rect.x / MM, height - (rect.y + rect.h) / MM,
+                                            (rect.x + rect.w) / MM, height - rect.y / MM)
+        for line in content.splitlines():
+            for pattern, what in MARKDOWN:
+                if pattern.search(line):
+                    report.findings.append(f"page {entry['number']}{', ' + name if name else ''}: {what} printed "
+                                           f"as text: {line.strip()[:60]!r}")
+                    break

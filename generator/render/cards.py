@@ -619,6 +619,11 @@ class CardRenderer:
                 raise PnpError([Problem(*f.source, f"{f.label}: {edition} does not fit its box in {f.template} even "
                                         f"at {int(FIT_STEPS[-1] * 100)} % size", "shorten the text")
                                 for f in pending])
+            clipped = [Problem(*f.source, f"{f.label}: the text “{text}” is clipped by its box in {f.template} "
+                               "(overflow: hidden)", "shorten the text, or make the box larger or a fit box")
+                       for f in faces for text in clipped_text(documents[f.direct][1])[:1]]
+            if clipped:
+                raise PnpError(clipped)
             first = documents[faces[0].direct][0]
             combined = first.copy([documents[f.direct][1] for f in faces])
             with without_font_programs():
@@ -741,6 +746,34 @@ def _overflows(page) -> bool:
         if lines and max(line.position_y + line.margin_height() for line in lines) > bottom + 0.01:
             return True
     return False
+
+
+def clipped_text(page) -> list[str]:
+    """The text of each line that a box with `overflow: hidden` cuts off (past its padding box's
+    bottom or right edge): a header set in a fixed box, a word too long for its column. A `.fit`
+    box shrinks its text first; this is what is left after that."""
+    from weasyprint.formatting_structure.boxes import LineBox, TextBox
+    found = []
+    for box in _hidden_boxes(page._page_box):
+        right = box.padding_box_x() + box.padding_width() + 0.5         # px: half a pixel of rounding
+        bottom = box.padding_box_y() + box.padding_height() + 0.5
+        for line in (d for d in box.descendants() if isinstance(d, LineBox)):
+            texts = [t for t in line.descendants() if isinstance(t, TextBox) and t.text.strip()]
+            if any(t.position_x + t.width > right or t.position_y + t.height > bottom for t in texts):
+                found.append("".join(t.text for t in texts)[:40])
+                break
+    return found
+
+
+def _hidden_boxes(box):
+    if getattr(box, "style", None) is not None and box.style["overflow"] == "hidden" and hasattr(box, "height") \
+            and not type(box).__name__.endswith("Placeholder"):
+        yield box
+    for child in getattr(box, "children", []):
+        yield from _hidden_boxes(child)
+    inner = getattr(box, "_box", None)
+    if inner is not None:
+        yield from _hidden_boxes(inner)
 
 
 def _fit_boxes(box):

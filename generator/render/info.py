@@ -61,11 +61,11 @@ class InfoPage:
         hit = self.cache.get(direct, lambda name: self.hashes.current(absolute_name(self.project.root, name)))
         if hit is not None:
             return hit[1]
-        from generator.render.weasy import weasyprint
         fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
-            data = path_free_pictures(weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
-                                                        url_fetcher=fetcher).write_pdf(font_config=self._fonts()))
+            data = self._write(html, fetcher)
+            if not reprint and len(open_pdf(data).pages) > 1:        # a reprint's list of changes may run on
+                data = self._write(self._html({**context, "compact": True}), fetcher)
         serious = serious_warnings(warnings, self.project.display)
         if serious:
             # a game's own info.html is what shows pictures and icons; the base page shows neither
@@ -75,6 +75,11 @@ class InfoPage:
         self.cache.put(direct, {relative_name(self.project.root, p): sha
                                                 for p, sha in fetcher.fetched.items()}, data)
         return open_pdf(data)
+
+    def _write(self, html: str, fetcher) -> bytes:
+        from generator.render.weasy import weasyprint
+        return path_free_pictures(weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
+                                                    url_fetcher=fetcher).write_pdf(font_config=self._fonts()))
 
     def prepare(self) -> None:
         """Load ahead what drawing page 1 takes besides its own layout: its template, compiled,

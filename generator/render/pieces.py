@@ -377,7 +377,7 @@ def draw_track(pen: Pen, el, ctx):
             # a label under its cell; one close to the previous label drops a line to stay clear
             line = 1 if label_rows.get(index - 1) == 0 or label_rows.get(index - 2) == 0 else 0
             label_rows[index] = line
-            size = max(text_size - 2, 5)
+            size = max(text_size - 2, 6)          # 6 pt: the smallest size preflight accepts by default
             pen.text(_s(mark.label, ctx), x - cell, y + row_h + 0.4 + line * size * 1.3 / PT, size=size,
                      fill="#333333", align="centre", width=3 * cell)
 
@@ -445,8 +445,11 @@ def draw_table(pen: Pen, el, ctx):
                 _s(el.highlight_fill, ctx) if data_index in highlight else "#ffffff")
             pen.rect(x, y, width, row_h, fill=fill, stroke=_s(el.stroke, ctx), line=0.4)
             if value:
-                pen.text(value, x + 0.8, y + (row_h - size / PT * 1.15) / 2, size=size,
-                         bold=is_header or column in el.bold_columns, align="centre", width=width - 1.6)
+                used = pen.text(value, x + 0.8, y + (row_h - size / PT * 1.15) / 2, size=size,
+                                bold=is_header or column in el.bold_columns, align="centre", width=width - 1.6)
+                if used > row_h + EDGE_TOLERANCE:         # its second line would print over the cell's edge
+                    raise DrawError(f"{value!r} in column {column + 1} takes {used:.1f} mm, more than its row of "
+                                    f"{row_h:g} mm: its text is clipped by the cell (widen the column or shorten it)")
             x += width
         y += row_h
 

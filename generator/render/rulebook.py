@@ -106,6 +106,7 @@ class RulebookRenderer:
             fw, fh = self._figure_box(figure)
             body = body.replace(f'id="{figure.anchor}"', f'id="{figure.anchor}" style="width: {fw:.3f}mm; '
                                 f'height: {fh:.3f}mm"', 1)
+            body = self._say_reduced(body, figure, fw / self._figure_natural(figure)[0])
         split = body.find("<h2")               # the contents follow the title block
         before, after = (body[:split], body[split:]) if split > 0 else ("", body)
         own_css = self.project.template(f"{self.game.id}/rulebook.css")
@@ -114,6 +115,20 @@ class RulebookRenderer:
             own_css=own_css.as_uri() if own_css else None, before=before, after=after,
             contents=[(title, anchor) for level, title, anchor in text.headings if level == 2],
             edition=self._pack_label(pack), _=self._)
+
+    def _say_reduced(self, body: str, figure: Figure, scale: float) -> str:
+        """A figure drawn smaller than the component says so in its caption: its text is then
+        smaller than the minimum printed size, which the preflight allows there only."""
+        if scale >= 1 - 1e-6:
+            return body
+        note = self._("shown at {scale} of its real size").format(scale=f"{round(scale * 100)}%")
+        slot = f'<div class="slot" id="{figure.anchor}"'
+        start = body.find(slot)
+        end = body.find("</figure>", start)
+        caption = body.find("</figcaption>", start, end)
+        if caption >= 0:
+            return body[:caption] + f" ({note})" + body[caption:]
+        return body[:end] + f"<figcaption>{note}</figcaption>" + body[end:]
 
     def _pack_label(self, pack) -> str:
         if pack is None:
@@ -178,6 +193,8 @@ class RulebookRenderer:
             nw, nh = self._figure_natural(figure)
             scale = fw / nw
             form = pdf.copy_foreign(source.as_form_xobject())
+            if scale < 1 - 1e-6:
+                form.PnpScale = round(scale, 4)      # the preflight's mark of a reduced figure (its caption says so)
             name = f"/PnpFig{index}"
             if "/Resources" not in page.obj:
                 page.obj.Resources = Dictionary()

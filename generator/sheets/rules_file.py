@@ -39,7 +39,7 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
                      object_stream_mode=pikepdf.ObjectStreamMode.generate)
     manifest = {"game": game.id, "title": game.spec.title, "pack": "rules", "players": None, "paper": paper,
                 "page_size_mm": list(PAPERS[paper]), "file": f"{rules_name(game, paper)}.pdf",
-                "units": "mm, origin top-left of the page",
+                "units": "mm, origin top-left of the page", "print": {"min_text_pt": game.spec.min_text_pt},
                 "components": [{"id": "rulebook", "name": title, "kind": "rulebook", "count": pages.count,
                                 "run": "rules", "pages": [1, len(body.entries)], "imposition": spec.imposition,
                                 "page_size_mm": list(pages.size), "paper": "plain",

@@ -31,6 +31,8 @@ from generator.source.schema import RULEBOOK_PAGES, size_mm
 HTML_TAG = re.compile(r"(<[^>]+>)")
 TOKEN = re.compile("\ue000(\\d+)\ue001")
 JINJA_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+STATEMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.S)          # the tags trim_blocks acts on
+RAW = re.compile(r"\{%[-+]?\s*raw\s*[-+]?%\}.*?\{%[-+]?\s*endraw\s*[-+]?%\}", re.S)
 FIGURE_KINDS = ("card", "piece")
 
 
@@ -136,7 +138,7 @@ class Rulebook:
         self._rich: Callable[[str], str] = str
         self.env.filters["rich"] = lambda text: self._rich(text)    # the current render's (tokens are per text)
         try:
-            code = self.env.compile(self.source, name=display, filename=display)
+            code = self.env.compile(keep_line_ends(self.source), name=display, filename=display)
         except TemplateSyntaxError as exc:
             line = _unclosed_block(self.source) if "Unexpected end of template" in (exc.message or "") else None
             raise PnpError(Problem(display, line or exc.lineno, f"template error: {exc.message}")) from None
@@ -227,6 +229,27 @@ class Rulebook:
                                        f'<img class="emoji" src="{self.assets.icon_url(run)}" alt="{run}">'
                                        for kind, run in runs)
         return "".join(parts)
+
+
+def keep_line_ends(source: str) -> str:
+    """The source with `+` added to every `{% … %}` (or `{# … #}`) that ends a line holding text too,
+    so trim_blocks removes only the line break of a line of tags alone. Markdown is made of lines:
+    a table row `| Oath | {% for o in oaths %}{{ o }} | {% endfor %}` must still end its line, or
+    the next row (and the table's rule) is glued to it; a list item ending in `{% endif %}` must
+    not run into the next one. Lines and columns before the tag stay where they were."""
+    raw = [m.span() for m in RAW.finditer(source)]
+    masked = STATEMENT.sub(lambda m: " " * len(m.group(0)), source)      # text and {{ }} only
+    out, last = [], 0
+    for match in STATEMENT.finditer(source):
+        start, end = match.span()
+        tag = match.group(0)
+        if source[end:end + 1] != "\n" or tag[-3] in "-+" or any(a <= start < b for a, b in raw):
+            continue
+        line_start = masked.rfind("\n", 0, start) + 1
+        if masked[line_start:start].strip():
+            out += [source[last:end - 2], "+", tag[-2:]]
+            last = end
+    return "".join(out) + source[last:]
 
 
 BLOCK_TAG = re.compile(r"\{%-?\s*(end)?(for|if|with|filter|macro|call|block|raw)\b")

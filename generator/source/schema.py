@@ -148,6 +148,9 @@ class GameSpec(Strict):
     rulebook: RulebookSpec = Field(RulebookSpec(), description="how rulebook/<language>.md is printed")
     supplies: list[str] = Field(default_factory=list,
                                 description="household items the pack does not hold, printed on page 1")
+    min_text_pt: Annotated[float, Field(gt=0, le=24)] = Field(
+        6.0, description="the smallest printed text size in points on any component (preflight checks it); "
+        "a rulebook figure shown reduced is exempt")
     packs: list[PackSpec]
     tuck_boxes: TuckBoxSpec | None = Field(None, description="print a tuck box for every deck or group of decks")
 

@@ -317,3 +317,71 @@ def test_damage_to_the_store_or_stamps_is_a_miss_and_the_build_equals_the_first(
     _build(project)
     assert _outputs(project) == warm[1], what
     assert "up to date" in _build(project), what
+
+
+# --- two editions: an edit in one language never leaves the other edition's outputs stale -----------
+
+def _bilingual_build(project: Path) -> str:
+    result = pnp(project, "build", "night-market", "--players", "3", "--paper", "a4", every_language=True)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _bilingual_outputs(project: Path) -> dict[str, bytes]:
+    folder = project / "build/night-market"
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.name.startswith(".")}
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory) -> Path:
+    from tests.test_rebuild_sequences import _project
+    project = _project(tmp_path_factory.mktemp("both") / "project")
+    _bilingual_build(project)
+    return project
+
+
+NM = "cards/night-market/"
+BILINGUAL_EDITS = {
+    "a price both print": _sub(NM + "goods.yaml", "name: 走马灯, price: 4", "name: 走马灯, price: 5"),
+    "a table row both print (a derived total)": _sub(NM + "hours.yaml", "name: 黄昏, crowd: 1", "name: 黄昏, crowd: 2"),
+    "a Chinese header a translation is keyed on": lambda p: (_sub(NM + "pieces.yaml", "header: [货品,", "header: [货物,")(p),
+                                                            _sub(NM + "i18n/en.yaml", "货品: Goods", "货物: Goods")(p)),
+    "the translation of that header": _sub(NM + "i18n/en.yaml", "货品: Goods", "货品: Wares"),
+    "a Chinese card name (translated by id)": _sub(NM + "goods.yaml", "name: 走马灯,", "name: 走马灯笼,"),
+    "an English card effect": _sub(NM + "i18n/en.yaml", "Roll ≥ 4: gain 2 coins.", "Roll 4+: gain 2 coins."),
+    "a rules.py constant": _sub(NM + "rules.py", "GOAL = 25", "GOAL = 26"),
+    "a player colour": _sub(NM + "game.yaml", '"#2e5e9e"', '"#2e5e9f"'),
+    "the English subtitle": _sub(NM + "i18n/en.yaml", "(documentation example)", "(an example)"),
+    "the Chinese rulebook": _sub(NM + "rulebook/zh-Hans.md", "货品牌的第一张", "货品牌里的第一张"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(BILINGUAL_EDITS))
+def test_an_edit_in_one_language_leaves_no_edition_stale(both, tmp_path, what):
+    project = tmp_path / "project"
+    shutil.copytree(both, project, symlinks=True)
+    BILINGUAL_EDITS[what](project)
+    _bilingual_build(project)
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    _bilingual_build(cold)
+    warm, fresh = _bilingual_outputs(project), _bilingual_outputs(cold)
+    assert sorted(warm) == sorted(fresh), what
+    assert [n for n in warm if warm[n] != fresh[n]] == [], what
+
+
+def test_a_stylesheet_the_rulebooks_own_css_imports_is_an_input_of_its_pages(both, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(both, project, symlinks=True)
+    css = project / "templates/night-market"
+    (css / "rulebook.css").write_text('@import "rulebook-extra.css";\n', encoding="utf-8")
+    (css / "rulebook-extra.css").write_text("h2 { color: #123456; }\n", encoding="utf-8")
+    _bilingual_build(project)
+    (css / "rulebook-extra.css").write_text("h2 { color: #aa0000; font-size: 30pt; }\n", encoding="utf-8")
+    _bilingual_build(project)
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    _bilingual_build(cold)
+    warm, fresh = _bilingual_outputs(project), _bilingual_outputs(cold)
+    assert [n for n in warm if warm[n] != fresh.get(n)] == []

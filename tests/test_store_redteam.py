@@ -299,6 +299,35 @@ DAMAGE = {
 }
 
 
+def _settings_between(*extra: str):
+    def damage(p: Path) -> None:
+        result = pnp(p, *ARGS[:-2], *extra) if "--paper" in extra else pnp(p, *ARGS, *extra)
+        assert result.exit_code == 0, result.output
+        for other in (p / "build/inputs").glob("inputs-2p-*"):      # its own files (named for it) go:
+            if other.name not in ("inputs-2p-a4.pdf", "inputs-2p-a4.json"):     # the store is what is tried
+                other.unlink()
+    return damage
+
+
+def _same_size_same_time(p: Path) -> None:
+    """An edit that keeps the file's size and modification time, then put back the same way."""
+    goods = p / "cards/inputs/goods.csv"
+    info, text = goods.stat(), goods.read_text()
+    goods.write_text(text.replace("silk,Silk,3", "silk,Silk,4"))
+    os.utime(goods, ns=(info.st_atime_ns, info.st_mtime_ns))
+    _build(p)
+    goods.write_text(text)
+    os.utime(goods, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+DAMAGE.update({
+    "an ink-saver build in between": _settings_between("--ink-saver"),
+    "a draft build in between": _settings_between("--draft"),
+    "a letter build in between": _settings_between("--paper", "letter"),
+    "an edit with its size and time kept, undone the same way": _same_size_same_time,
+})
+
+
 def _force(p: Path) -> None:
     """Past both stamps, so the build meets the store (the pack's bytes are not an input)."""
     for stamp in (".stamp.json", ".edition-en.json"):
@@ -353,6 +382,8 @@ BILINGUAL_EDITS = {
     "a rules.py constant": _sub(NM + "rules.py", "GOAL = 25", "GOAL = 26"),
     "a player colour": _sub(NM + "game.yaml", '"#2e5e9e"', '"#2e5e9f"'),
     "the English subtitle": _sub(NM + "i18n/en.yaml", "(documentation example)", "(an example)"),
+    "the English name of a card the rulebook quotes": _sub(NM + "i18n/en.yaml", "name: Spinning lantern",
+                                                           "name: Turning lantern"),
     "the Chinese rulebook": _sub(NM + "rulebook/zh-Hans.md", "货品牌的第一张", "货品牌里的第一张"),
 }
 
@@ -385,3 +416,18 @@ def test_a_stylesheet_the_rulebooks_own_css_imports_is_an_input_of_its_pages(bot
     _bilingual_build(cold)
     warm, fresh = _bilingual_outputs(project), _bilingual_outputs(cold)
     assert [n for n in warm if warm[n] != fresh.get(n)] == []
+
+
+def test_an_edition_built_alone_then_both_equals_a_cold_build(both, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(both, project, symlinks=True)
+    _sub(NM + "goods.yaml", "name: 走马灯, price: 4", "name: 走马灯, price: 5")(project)
+    result = pnp(project, "build", "night-market", "--players", "3", "--paper", "a4", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    _sub(NM + "i18n/en.yaml", "Roll ≥ 4: gain 2 coins.", "Roll 4+: gain 2 coins.")(project)
+    _bilingual_build(project)
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    _bilingual_build(cold)
+    warm, fresh = _bilingual_outputs(project), _bilingual_outputs(cold)
+    assert sorted(warm) == sorted(fresh) and [n for n in warm if warm[n] != fresh[n]] == []

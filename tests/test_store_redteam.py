@@ -106,6 +106,10 @@ EDITS = {
     "background picture": _paint("cards/inputs/art/ghost.png", (20, 20, 90)),
     "picture outside the game folder": _paint("cards/common/baker.png"),
     "font": _append_bytes("fonts/NotoSansSymbols2-Regular.ttf"),
+    "fonts.yaml: the order an edition's fonts are tried in": _sub(
+        "fonts/fonts.yaml", "en: [Noto Sans, Noto Sans SC,", "en: [Noto Sans SC, Noto Sans,"),
+    "fonts.yaml: the file a family's weight is drawn with": _sub(
+        "fonts/fonts.yaml", "file: NotoSans-Regular.ttf", "file: NotoSans-Bold.ttf"),
     "icon": _sub("icons/twemoji/1f525.svg", "<svg ", "<svg\n"),
     "rules.py": _sub("cards/inputs/rules.py", "* 2", "* 3"),
     "data file outside the game folder": _sub("shared/prices.yaml", "bonus: 3", "bonus: 4"),
@@ -431,3 +435,14 @@ def test_an_edition_built_alone_then_both_equals_a_cold_build(both, tmp_path):
     _bilingual_build(cold)
     warm, fresh = _bilingual_outputs(project), _bilingual_outputs(cold)
     assert sorted(warm) == sorted(fresh) and [n for n in warm if warm[n] != fresh[n]] == []
+
+
+@pytest.mark.parametrize("read", ["decks.copy()['people'][2].name", "decks.people[2].name",
+                                  "decks.values() | map(attribute=2) | map(attribute='name') | join"])
+def test_a_face_that_reads_another_deck_is_drawn_again_when_that_deck_changes(warm, tmp_path, read):
+    project = _copy(warm, tmp_path)
+    _sub("templates/inputs/good.html", "{{ num(card.value) }}", "{{ num(card.value) }} {{ %s }}" % read)(project)
+    _build(project)
+    EDITS["card data"](project)
+    _build(project)
+    assert _outputs(project) == _cold(project, tmp_path / "cold")

@@ -446,3 +446,26 @@ def test_a_face_that_reads_another_deck_is_drawn_again_when_that_deck_changes(wa
     EDITS["card data"](project)
     _build(project)
     assert _outputs(project) == _cold(project, tmp_path / "cold")
+
+
+def _linked(project: Path, name: str, elsewhere: str) -> None:
+    """`name` (a folder of the project) moved to `elsewhere` in it and linked back: the stamps walk
+    no linked folder, so only what the build read covers it."""
+    shutil.move(project / name, project / elsewhere)
+    (project / name).symlink_to(os.path.relpath(project / elsewhere, (project / name).parent),
+                                target_is_directory=True)
+
+
+@pytest.mark.parametrize("folder, elsewhere, edit", [
+    ("templates/inputs", "templates/shared", _sub("templates/inputs/people.css", "font-size: 14pt", "font-size: 12pt")),
+    ("templates/inputs", "templates/shared", _sub("templates/inputs/banner.html", "banner", "banner wide")),
+    ("cards/inputs/art", "cards/common-art", _paint("cards/inputs/art/smith.jpg")),
+])
+def test_an_input_in_a_linked_folder_is_watched(warm, tmp_path, folder, elsewhere, edit):
+    project = _copy(warm, tmp_path)
+    _linked(project, folder, elsewhere)
+    _build(project)
+    assert "up to date" in _build(project)
+    edit(project)
+    assert "up to date" not in _build(project)
+    assert _outputs(project) == _cold(project, tmp_path / "cold")

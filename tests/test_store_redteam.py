@@ -469,3 +469,38 @@ def test_an_input_in_a_linked_folder_is_watched(warm, tmp_path, folder, elsewher
     edit(project)
     assert "up to date" not in _build(project)
     assert _outputs(project) == _cold(project, tmp_path / "cold")
+
+
+BILINGUAL_DAMAGE = {
+    "rulebook entries garbled": _each("rulebook", _garble),
+    "rulebook entries swapped": _pair("rulebook", _swap),
+    "rulebook manifests swapped": _pair("rulebook", _swap, ".json"),
+    "rulebook entries cut": _each("rulebook", _cut),
+    "piece entries garbled": _each("pieces", _garble),
+    "piece entries swapped": _pair("pieces", _swap),
+    "piece manifests swapped": _pair("pieces", _swap, ".json"),
+    "the editions' template memos swapped": lambda p: _swap(p / "build/.cache/templates/night-market-en.json",
+                                                            p / "build/.cache/templates/night-market-zh-Hans.json"),
+    "the editions' faces indexes swapped": lambda p: _swap(p / "build/.cache/faces/index-night-market-en.json",
+                                                           p / "build/.cache/faces/index-night-market-zh-Hans.json"),
+    "the editions' preflight records swapped": lambda p: _swap(
+        p / "build/.cache/preflight/night-market/night-market-3p-a4-en.json",
+        p / "build/.cache/preflight/night-market/night-market-3p-a4-zh-Hans.json"),
+    "the editions' packs swapped": lambda p: _swap(p / "build/night-market/night-market-3p-a4-en.pdf",
+                                                   p / "build/night-market/night-market-3p-a4-zh-Hans.pdf"),
+    "piece manifests of the wrong shape": _each("pieces", _json_as({"entries": [{"key": "0" * 40}]}), ".json"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(BILINGUAL_DAMAGE))
+def test_damaged_rulebook_and_piece_entries_are_made_again(both, tmp_path, what):
+    project = tmp_path / "project"
+    shutil.copytree(both, project, symlinks=True)
+    first = _bilingual_outputs(project)
+    BILINGUAL_DAMAGE[what](project)
+    for stamp in (project / "build/night-market").glob(".*.json"):
+        if stamp.name != ".faces.json":
+            stamp.unlink()
+    _bilingual_build(project)
+    after = _bilingual_outputs(project)
+    assert [n for n in first if first[n] != after.get(n)] == [], what

@@ -293,6 +293,18 @@ DAMAGE = {
     "edition stamp garbled": _file("build/inputs/.edition-en.json", _garble),
     "edition stamp of the wrong shape": _file("build/inputs/.edition-en.json",
                                               _json_as({"inputs": 1, "outputs": [1], "read": []})),
+    "game stamp emptied": _file("build/inputs/.stamp.json", _empty),
+    "edition stamp emptied": _file("build/inputs/.edition-en.json", _empty),
+    "edition stamp a folder": _file("build/inputs/.edition-en.json", _folder),
+    "edition stamp a symlink to the game stamp": _file("build/inputs/.edition-en.json",
+                                                       lambda path: _symlink_to(path, path.with_name(".stamp.json"))),
+    "stamps naming no outputs": lambda p: [
+        path.write_text(json.dumps({**json.loads(path.read_text()), "outputs": {}}))
+        for path in (p / "build/inputs").glob(".*.json") if path.name != ".faces.json"],
+    "stamps with a read file's hash wrong": lambda p: [
+        path.write_text(json.dumps({**json.loads(path.read_text()),
+                                    "read": {n: "0" * 64 for n in json.loads(path.read_text())["read"]}}))
+        for path in (p / "build/inputs").glob(".*.json") if path.name != ".faces.json"],
     "faces record garbled": _file("build/inputs/.faces.json", _garble),
     "faces record a folder": _file("build/inputs/.faces.json", _folder),
     "pack garbled in place": _file("build/inputs/inputs-2p-a4.pdf", _garble),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
-from generator.atomic import write_atomic
+from generator.atomic import make_room, write_atomic
 from generator.source import reads
 from generator.source.schema import IMAGE_TYPES
 
@@ -136,6 +136,7 @@ class ArtPlacer:
         else:
             image.save(out, "PNG", compress_level=6, **extra)
         if not _holds(path, out.getvalue()):     # a prepared file damaged since is made again
+            make_room(path)                      # (its folder, or the file, replaced by something else)
             write_atomic(path, out.getvalue(), durable=False)
         url = path.relative_to(self.root).as_posix()
         if profile:

@@ -107,7 +107,9 @@ class FaceCache:
         except (OSError, ValueError):
             return []
         entries = data.get("entries") if isinstance(data, dict) else None
-        return [e for e in entries if _well_formed(e)] if isinstance(entries, list) else []
+        # an entry named for another direct key (a manifest copied or swapped) is not this face's
+        return [e for e in entries if _well_formed(e) and e["key"] == entry_key(direct, e["inputs"])] \
+            if isinstance(entries, list) else []
 
     def get(self, direct: str, current) -> tuple[str, pikepdf.Pdf, dict[str, str]] | None:
         """(key, page PDF, inputs) of the entry whose recorded inputs all still have their hash

@@ -24,11 +24,12 @@ from generator.errors import PnpError, Problem
 from generator.geometry import Rect, pt
 from generator.render.fontmerge import merge_fonts
 from generator.fingerprint import engine_fingerprint
-from generator.render.cache import FaceCache, FileHashes
+from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 from generator.source.assets import describe_char
 from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
 from generator.source.i18n import translator
+from generator.source import reads
 
 PX = 25.4 / 96                         # mm per CSS pixel
 MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the page number), left
@@ -87,7 +88,9 @@ class RulebookRenderer:
         if cached is not None:
             return cached
         self._check_glyphs(text)
-        document = self._layout(html)
+        with reads.recording() as log:      # what its stylesheets @import or url() (the key has the stylesheets)
+            document = self._layout(html)
+        inputs = {relative_name(self.project.root, path): sha for path, sha in log.files.items()}
         pdf = open_pdf(document.write_pdf())
         self._place_figures(pdf, document, figures)
         merge_fonts(pdf, self.assets)          # a figure's face carries its fonts without programs
@@ -95,7 +98,7 @@ class RulebookRenderer:
                      for level, label, _, _ in page.bookmarks]
         # the headings travel in the entry itself: one value in the store, checked whole
         pdf.Root[BOOKMARKS] = pikepdf.String(json.dumps(bookmarks, ensure_ascii=False))
-        self.store.put(key, {}, pdf_bytes(pdf, deterministic_id=True, compress_streams=True))
+        self.store.put(key, inputs, pdf_bytes(pdf, deterministic_id=True, compress_streams=True))
         return self._cached(key)
 
     # --- the HTML document ---------------------------------------------------------------------
@@ -244,9 +247,12 @@ class RulebookRenderer:
     def _cached(self, key: str) -> RulebookPages | None:
         """The pages stored under `key`, or None: an entry that does not read back whole (its hash,
         a PDF, its headings) is a miss and is laid out again."""
-        hit = self.store.get_bytes(key, lambda name: None)
+        root = self.project.root
+        hit = self.store.get_bytes(key, lambda name: self.hashes.current(absolute_name(root, name)))
         if hit is None:
             return None
+        for name, sha in hit[2].items():                # the build's stamp still covers them
+            reads.note_hash(absolute_name(root, name), sha)
         try:
             pdf = open_pdf(hit[1])
             bookmarks = [tuple(b) for b in json.loads(str(pdf.Root[BOOKMARKS]))]

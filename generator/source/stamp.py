@@ -152,8 +152,15 @@ def _unchanged_output(path: Path, recorded) -> bool:
 def _outside(root: Path, game_id: str, files: dict[str, str]) -> dict[str, str]:
     """The files read that inputs_hash does not already cover."""
     covered = [f.resolve() for f in _folders(root, game_id)] + [(root / "pnp.toml").resolve()]
-    return {name: sha for name, sha in sorted(files.items())
+    return {_relative(root, name): sha for name, sha in sorted(files.items())
             if not any(Path(name).resolve().is_relative_to(folder) for folder in covered)}
+
+
+def _relative(root: Path, name: str) -> str:
+    """A read file's name in a stamp: relative to the project when inside it, so a project copied or
+    moved with its build/ checks its own files, not the ones it was copied from."""
+    path = Path(name)
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else name
 
 
 def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list[str] | None:
@@ -169,10 +176,12 @@ def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list
     outputs, read = stamp.get("outputs"), stamp.get("read", {})
     if not outputs or not isinstance(outputs, dict) or not isinstance(read, dict):
         return None
-    if any(_sha(Path(name)) != sha for name, sha in read.items()):
+    if any(_sha(root / name) != sha for name, sha in read.items()):
         return None
     if not all(_unchanged_output(root / name, recorded) for name, recorded in outputs.items()):
         return None
+    for name, sha in read.items():      # read again by this build, as far as a stamp around it is concerned
+        reads.note_hash(root / name, sha)
     return sorted(outputs)
 
 
@@ -182,7 +191,7 @@ def outside_reads(root: Path, game_id: str) -> list[Path]:
         read = json.loads((root / "build" / game_id / STAMP).read_text()).get("read", {})
     except (OSError, ValueError, AttributeError):
         return []
-    return [Path(name) for name in read] if isinstance(read, dict) else []
+    return [root / name for name in read] if isinstance(read, dict) else []
 
 
 def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None,
@@ -190,10 +199,11 @@ def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict
     """Remember a finished build (`inputs` is the hash taken before it started, and `read` the
     hash of each file as the build read it, so an edit made while it ran is seen by the next
     build)."""
-    from generator.atomic import write_atomic
+    from generator.atomic import make_room, write_atomic
     names = list(written) + [str(Path(n).with_suffix(".json")) for n in written
                              if (root / Path(n).with_suffix(".json")).is_file()]
     outputs = {name: _signature(root / name) + [_output_sha(root / name)] for name in names if _signature(root / name)}
     data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs}
+    make_room(root / "build" / game_id / name)     # a stamp is only a record: a folder in its place goes
     write_atomic(root / "build" / game_id / name, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
                  durable=False)

@@ -306,6 +306,28 @@ def test_assets_add_an_emoji_from_the_registry(demo, monkeypatch, tmp_path):
     assert len(asked) == 1
 
 
+@pytest.mark.parametrize("damage", ["cut short", "garbled", "empty", "a folder"])
+def test_a_damaged_package_in_the_cache_is_fetched_again(demo, monkeypatch, tmp_path, damage):
+    """build/.cache/npm/ keeps what `assets add` downloaded; a package there that does not read back
+    whole is a miss: removed, downloaded again, and the icon added (it was read as an empty package)."""
+    from generator.commands import assets
+    _tgz(tmp_path / "tw.tgz", {"1f9a9.svg": FLAMINGO})
+    data = (tmp_path / "tw.tgz").read_bytes()
+    cached = demo / "build/.cache/npm" / assets.tarball_name(*assets.TWEMOJI)
+    cached.parent.mkdir(parents=True)
+    if damage == "a folder":
+        cached.mkdir()
+    else:
+        cached.write_bytes({"cut short": data[:len(data) // 2], "garbled": data[:20] + bytes(b ^ 0x5A for b in data[20:]),
+                            "empty": b""}[damage])
+    asked = []
+    monkeypatch.setattr(assets, "fetch", lambda url: asked.append(url) or data)
+    result = pnp(demo, "assets", "add", "🦩")
+    assert result.exit_code == 0, result.output
+    assert len(asked) == 1 and (demo / "icons/twemoji/1f9a9.svg").is_file()
+    assert cached.read_bytes() == data
+
+
 def test_assets_add_fetches_the_icon_of_a_pictograph_a_font_prints(demo, monkeypatch, tmp_path):
     """☀ prints from a bundled font, so text needs nothing; a board's icon element draws an SVG, so
     `assets add ☀️` still fetches it (it once said "nothing to add", and the board then failed)."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTFont, TTLibError
 
-from generator.atomic import write_atomic
+from generator.atomic import make_room, write_atomic
 from generator.errors import PnpError, Problem
 from generator.source.assets import Assets
 from generator.source.project import Project
@@ -67,16 +67,36 @@ def package(project: Project, name: str, version: str, offline: Path | None) -> 
             raise PnpError(Problem(str(path), None, f"not a readable npm package (.tgz): {exc}",
                                    f"make it again: npm pack {name}@{version}")) from None
     cached = project.build / ".cache" / "npm" / file
-    if not cached.is_file():
-        url = f"{REGISTRY}/{name}/-/{name.split('/')[-1]}-{version}.tgz"
-        try:
-            data = fetch(url)
-        except (urllib.error.URLError, OSError) as exc:
-            raise PnpError(Problem(url, None, f"cannot download: {getattr(exc, 'reason', exc)}",
-                                   f"offline: run npm pack {name}@{version} where there is a network, "
-                                   "then ./pnp assets add TEXT --from THAT_FOLDER")) from None
-        write_atomic(cached, data)
-    return tarfile.open(cached)
+    kept = _read_through(cached)            # a cached package that does not read back whole is a miss
+    if kept is not None:
+        return kept
+    url = f"{REGISTRY}/{name}/-/{name.split('/')[-1]}-{version}.tgz"
+    try:
+        data = fetch(url)
+    except (urllib.error.URLError, OSError) as exc:
+        raise PnpError(Problem(url, None, f"cannot download: {getattr(exc, 'reason', exc)}",
+                               f"offline: run npm pack {name}@{version} where there is a network, "
+                               "then ./pnp assets add TEXT --from THAT_FOLDER")) from None
+    make_room(cached)
+    write_atomic(cached, data)
+    fetched = _read_through(cached)
+    if fetched is None:
+        raise PnpError(Problem(url, None, "the registry sent a package that is not a whole .tgz", "try again"))
+    return fetched
+
+
+def _read_through(path: Path) -> tarfile.TarFile | None:
+    """The tarball, its every member header read (a package cut short or garbled fails there), or None
+    when there is none or it does not read whole; a damaged one is removed."""
+    if not path.is_file():
+        return None
+    try:
+        tar = tarfile.open(path)
+        tar.getmembers()
+        return tar
+    except (tarfile.TarError, OSError, EOFError, zlib.error):
+        path.unlink(missing_ok=True)
+        return None
 
 
 def add(project: Project, text: str, offline: Path | None = None, say=print) -> list[str]:

@@ -101,3 +101,19 @@ def test_each_edit_rebuilds_the_editions_it_changes_and_the_kit_equals_a_cold_bu
     shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
     assert _build(cold) == BOTH
     assert _outputs(cold) == incremental
+
+
+def test_a_damaged_record_of_builds_is_named_as_damaged_by_reprint(tmp_path):
+    """.faces.json (what was built and printed) cut short or replaced: reprint says the record is
+    damaged and how to go on, not that there was no earlier build."""
+    project = _project(tmp_path / "project")
+    assert pnp(project, "build", GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans").exit_code == 0
+    record = project / "build" / GAME / ".faces.json"
+    for damaged in (record.read_bytes()[:40], b"[1, 2]"):
+        record.write_bytes(damaged)
+        result = pnp(project, "reprint", GAME, "--paper", "a4", "--lang", "zh-Hans")
+        assert result.exit_code == 1
+        assert result.output == (
+            "build/night-market/.faces.json: this record of what was built and printed is damaged (not the JSON a "
+            "build writes), so what changed since cannot be told (hint: pass --since REV (a git revision), or delete "
+            "the file and build again: every card then counts as printed)\n"), result.output

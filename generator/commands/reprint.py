@@ -31,6 +31,17 @@ from generator.source.words import count
 TRACKED = ["cards", "templates", "fonts", "icons"]
 
 
+def _damaged(path: Path) -> bool:
+    """A record file that is there but is not a JSON object (cut short, garbled, replaced)."""
+    import json
+    try:
+        return not isinstance(json.loads(path.read_bytes()), dict)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return True
+
+
 def previous_keys(project: Project, assets: Assets, game_id: str, since: str | None, packs,
                   now: Game | None = None) -> dict:
     lang = now.language if now is not None and not now.is_source else None
@@ -39,6 +50,11 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
         if not cards:
             path = project.build / game_id / FACES_RECORD
             edition = f" in {lang}" if lang else ""
+            if _damaged(path):
+                raise PnpError(Problem(project.display(path), None, "this record of what was built and printed is "
+                                       "damaged (not the JSON a build writes), so what changed since cannot be told",
+                                       "pass --since REV (a git revision), or delete the file and build again: "
+                                       "every card then counts as printed"))
             raise PnpError(Problem(project.display(path), None, f"no earlier build of this game{edition} is recorded",
                                    "build it once, or pass --since REV"))
         record = read_record(project, game_id)

@@ -138,3 +138,50 @@ def test_a_game_whose_build_dies_without_a_word_is_reported(tmp_path):
     assert result.output.splitlines() == ["[1/1] crash: failed (1 problem)",
                                           "cards/crash: its build ended with status 9 and no message",
                                           "1 game: 0 built, 0 up to date, 1 failed (crash)"]
+
+
+def test_the_site_never_writes_or_deletes_through_a_link(tmp_path):
+    """build/site/ and its folders are pnp's own: a folder of the site that is a link to elsewhere stops
+    `pnp site` before anything is written, and what the link leads to is untouched; a stray link
+    inside the site (to a file or a folder) is removed as a link, never followed."""
+    project = make_project(tmp_path / "project", [])
+    assert pnp(project, "new", "alpha").exit_code == 0
+    assert pnp(project, "build", "alpha", "--paper", "a4").exit_code == 0
+    assert pnp(project, "site").exit_code == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.pdf").write_bytes(b"mine")
+    files = project / "build/site/alpha/files"
+    shutil.rmtree(files)
+    files.symlink_to(elsewhere, target_is_directory=True)
+    result = pnp(project, "site")
+    assert result.exit_code == 1
+    assert result.output == ("build/site/alpha/files: is a symbolic link; pnp writes and deletes its outputs only in "
+                             "folders of its own (hint: remove the link; pnp makes the folder again)\n")
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.pdf"]
+    files.unlink()
+    assert pnp(project, "site").exit_code == 0
+    (project / "build/site/stray-folder").symlink_to(elsewhere, target_is_directory=True)
+    (project / "build/site/stray-file.pdf").symlink_to(elsewhere / "keep.pdf")
+    assert pnp(project, "site").exit_code == 1          # a linked folder in the site: refused, named
+    (project / "build/site/stray-folder").unlink()
+    assert pnp(project, "site").exit_code == 0          # the stray file link: removed as a link
+    assert not (project / "build/site/stray-file.pdf").is_symlink()
+    assert (elsewhere / "keep.pdf").read_bytes() == b"mine"
+
+
+def test_a_title_and_description_are_text_on_the_site_never_markup(tmp_path):
+    project = make_project(tmp_path / "project", [])
+    assert pnp(project, "new", "alpha", "--title", "A <b>bold</b> & \"quoted\" game").exit_code == 0
+    game = project / "cards/alpha/game.yaml"
+    text = re.sub(r"(?m)^description:.*$", 'description: "<script>alert(1)</script> & more"',
+                  game.read_text(encoding="utf-8"))
+    assert "<script>" in text
+    game.write_text(text, encoding="utf-8")
+    assert pnp(project, "build", "alpha", "--paper", "a4").exit_code == 0
+    assert pnp(project, "site").exit_code == 0
+    for page in (project / "build/site").rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in html and "<b>bold</b>" not in html, page
+    shelf = (project / "build/site/index.html").read_text(encoding="utf-8")
+    assert "A &lt;b&gt;bold&lt;/b&gt; &amp;" in shelf

@@ -27,7 +27,7 @@ from pathlib import Path
 from babel import Locale, UnknownLocaleError
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from generator.atomic import write_atomic
+from generator.atomic import refuse_links, write_atomic
 from generator.errors import PnpError, Problem
 from generator.source.assets import Assets
 from generator.source.game import Game
@@ -96,6 +96,7 @@ def build_site(project: Project, assets: Assets, drafts: bool = False, say=print
     if SITE in project.games():
         raise PnpError(Problem(f"cards/{SITE}", None, f"a game named '{SITE}' would share build/{SITE}/ with the "
                                                       "site: rename the game"))
+    _refuse_linked_folders(root, project.build)     # before anything is written into the site
     written: set[Path] = set()
     shelf: list[list[Edition]] = []
     problems: list[Problem] = []
@@ -497,13 +498,25 @@ def _write(path: Path, data: bytes | str, written: set[Path]) -> None:
     write_atomic(path, data, durable=False)
 
 
+def _refuse_linked_folders(root: Path, build: Path) -> None:
+    """The site's folder and every folder in it are pnp's own, never a symbolic link leading elsewhere
+    (pnp writes there and deletes what it no longer builds): a link stops the command, naming it."""
+    refuse_links(root, build)
+    for base, dirs, _ in os.walk(root):            # (a linked folder is listed, never entered)
+        for name in dirs:
+            refuse_links(Path(base) / name, build)
+
+
 def _sweep(root: Path, written: set[Path]) -> None:
-    """Files of games, packs and pictures no longer built go; empty folders with them."""
-    for path in sorted(root.rglob("*"), reverse=True):
-        if path.is_file() and path not in written:
-            path.unlink(missing_ok=True)
-        elif path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
+    """Files of games, packs and pictures no longer built go; empty folders with them. Nothing is
+    deleted through a symbolic link: one (to a file or a folder) is removed as a link."""
+    for base, dirs, files in os.walk(root, topdown=False):
+        here = Path(base)
+        for name in files + [d for d in dirs if (here / d).is_symlink()]:
+            if here / name not in written:
+                (here / name).unlink(missing_ok=True)
+        if here != root and not any(here.iterdir()):
+            here.rmdir()
 
 
 # --- pages -------------------------------------------------------------------------------------

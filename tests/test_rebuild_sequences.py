@@ -33,12 +33,18 @@ The first stallholder to reach **{{ derived.goal }} coins** wins. (The first car
 {{ figure("piece", "market-board", "The market score board") }}
 """
 BOTH = {"zh-Hans", "en"}
-# (what, file, text, replacement, the editions built again)
+# (what, file, text, replacement, the editions built again); a list of (text, replacement) and None: all
+# of them at once
 EDITS = [
     # the English rulebook prints a number rules.py derives from the Chinese name: both editions
     ("card data (Chinese) a derived number reads", "cards/night-market/goods.yaml", "name: 走马灯,", "name: 走马灯笼,",
      BOTH),
     ("card data (Chinese)", "cards/night-market/goods.yaml", "name: 福袋,", "name: 福袋子,", {"zh-Hans"}),
+    ("copies (two cards trade one copy)", "cards/night-market/goods.yaml",
+     [("copies: {2: 2, 3: 3, 4: 3}}", "copies: {2: 2, 3: 2, 4: 3}}"),
+      ("向下取整）。\", copies: {2: 2, 3: 2, 4: 3}}", "向下取整）。\", copies: {2: 2, 3: 3, 4: 3}}")], None, BOTH),
+    ("a deck's template (its spec)", "cards/night-market/goods.yaml", "face: night-market/goods.html",
+     "face: night-market/goods-plain.html", BOTH),
     ("translation", "cards/night-market/i18n/en.yaml", "turn over 1 more card", "turn over one more card", {"en"}),
     ("card template", "templates/night-market/goods.html", '<div class="panel"></div>',
      '<div class="panel"></div><div class="x"></div>', BOTH),
@@ -60,6 +66,9 @@ def _project(target: Path) -> Path:
     rulebook.mkdir()
     (rulebook / "zh-Hans.md").write_text(RULEBOOK_ZH, encoding="utf-8")
     (rulebook / "en.md").write_text(RULEBOOK_EN, encoding="utf-8")
+    goods = project / "templates" / GAME / "goods.html"              # a second face template to switch to
+    (goods.parent / "goods-plain.html").write_text(goods.read_text(encoding="utf-8").replace(
+        '<div class="panel"></div>', '<div class="panel" style="opacity: 0.9"></div>'), encoding="utf-8")
     rules = project / "cards" / GAME / "rules.py"
     text = rules.read_text(encoding="utf-8")
     assert '"goal": GOAL,' in text
@@ -92,8 +101,10 @@ def test_each_edit_rebuilds_the_editions_it_changes_and_the_kit_equals_a_cold_bu
     for what, name, old, new, rebuilt in EDITS:
         path = project / name
         text = path.read_text(encoding="utf-8")
-        assert old in text, (what, old)
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        for find, replace in old if new is None else [(old, new)]:
+            assert find in text, (what, find)
+            text = text.replace(find, replace, 1)
+        path.write_text(text, encoding="utf-8")
         assert _build(project) == rebuilt, what
     incremental = _outputs(project)
     assert any(name.endswith("-en.pdf") for name in incremental) and any("rules" in n for n in incremental)

@@ -24,7 +24,7 @@ from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
 from generator.check.validate import derive, validate
 from generator.source import reads, stamp
-from generator.source.context import game_context, plain
+from generator.source.context import plain
 from generator.source.words import count
 
 FACES_RECORD = ".faces.json"
@@ -361,9 +361,16 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
 
 def edition_data(game: Game, settings: dict) -> bytes:
     """The edition as canonical JSON: everything it prints or checks that its data files give, in its
-    language (the source's derived numbers included), and the build's settings."""
-    base = game_context(game)
-    data = {**base, "pieces": plain(game.pieces), "text": game.text, "data": plain(game.data),
+    language (the source's derived numbers included), and the build's settings: the game's spec,
+    each deck's spec (templates, size, fields …) and its cards in order with their fields and copies,
+    the tables, pieces, claims, extra data files and catalogue."""
+    def card(c) -> dict:
+        return {"id": c.id, "fields": plain(c.fields), "copies": plain(c.copies)}
+    data = {"game": {**plain(game.spec), "id": game.id}, "derived": plain(game.derived),
+            "decks": {deck_id: {"spec": plain(deck.spec), "cards": [card(c) for c in deck.cards]}
+                      for deck_id, deck in game.decks.items()},
+            "tables": {table_id: [card(row) for row in rows] for table_id, rows in game.tables.items()},
+            "pieces": plain(game.pieces), "text": game.text, "quoted": game.quoted, "data": plain(game.data),
             "claims": plain(game.claims), "language": game.language, "settings": plain(settings)}
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 

@@ -152,13 +152,13 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
     two_languages(demo)
     result = pnp(demo, "translate", "demo", "--lang", "fr")
     assert result.exit_code == 0, result.output
-    assert result.output == ("wrote cards/demo/i18n/fr.yaml (28 new entries, 29 to translate, 0 to review)\n"
+    assert result.output == ("wrote cards/demo/i18n/fr.yaml (29 new entries, 30 to translate, 0 to review)\n"
                              "wrote cards/demo/rulebook/fr.md (the en rulebook, to translate in place)\n")
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
     assert "    spark:\n      # **Draw** 1 card.\n      effect:\n      # Spark\n      name:\n" in text
     assert "text:\n  Demo · Score board:\n  First to {{ derived.goal }} points wins:\n" in text
     listed = pnp(demo, "list", "demo")
-    assert "  language fr: 0/16 card texts, 0/12 strings\n" in listed.output
+    assert "  language fr: 0/16 card texts, 0/13 strings\n" in listed.output
     result = pnp(demo, "validate", "demo", "--lang", "fr")
     assert result.exit_code == 1
     assert ("cards/demo/cards.yaml:16: card 'actions/spark': name: no fr translation "
@@ -171,14 +171,14 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
     fill(demo)
     valid = pnp(demo, "validate", "demo", "--lang", "fr")
-    assert valid.output == "demo: fr: 16/16 card texts, 12/12 strings\ndemo (fr): valid (0 notes)\n", valid.output
-    assert "  language fr: 16/16 card texts, 12/12 strings\n" in pnp(demo, "list", "demo").output
+    assert valid.output == "demo: fr: 16/16 card texts, 13/13 strings\ndemo (fr): valid (0 notes)\n", valid.output
+    assert "  language fr: 16/16 card texts, 13/13 strings\n" in pnp(demo, "list", "demo").output
     edit(demo, "cards.yaml", "name: Spark,", "name: Flare,")
     before = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
     assert before.exit_code == 0
     assert (": note: review cards.actions.spark.name: its source text changed since it was translated (run "
             "./pnp translate demo --lang fr to list it under review:)") in before.output
-    assert "demo: fr: 16/16 card texts, 12/12 strings, 1 to review\n" in before.output
+    assert "demo: fr: 16/16 card texts, 13/13 strings, 1 to review\n" in before.output
     again = pnp(demo, "translate", "demo", "--lang", "fr")
     assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 1 to review)\n"
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
@@ -189,7 +189,7 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert line == (f"cards/demo/i18n/fr.yaml:{text.splitlines().index('  - cards.actions.spark.name') + 1}: note: "
                     "review cards.actions.spark.name: its source text changed since it was translated; check the "
                     "translation, then delete this line")
-    assert "demo: fr: 16/16 card texts, 12/12 strings, 1 to review" in after.output
+    assert "demo: fr: 16/16 card texts, 13/13 strings, 1 to review" in after.output
     path = demo / "cards/demo/i18n/fr.yaml"
     path.write_text(text.replace("  - cards.actions.spark.name\n", ""), encoding="utf-8")     # checked
     assert "0 to review" not in pnp(demo, "validate", "demo", "--lang", "fr").output
@@ -226,7 +226,7 @@ def test_help_and_help_command(demo):
     runner = CliRunner()
     assert runner.invoke(main, ["help"]).output == runner.invoke(main, ["--help"]).output
     assert runner.invoke(main, ["help", "build"]).output == runner.invoke(main, ["build", "--help"]).output
-    assert runner.invoke(main, ["help", "server", "stop"]).output == runner.invoke(main, ["server", "stop", "--help"]).output
+    assert runner.invoke(main, ["help", "assets", "add"]).output == runner.invoke(main, ["assets", "add", "--help"]).output
     wrong = runner.invoke(main, ["help", "bild"])
     assert wrong.exit_code == 2 and "Error: No such command 'bild' (did you mean build?)." in wrong.output
 
@@ -535,7 +535,7 @@ def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
     before = yaml.safe_load(path.read_text(encoding="utf-8"))
     result = pnp(project, "translate", "seven-nights", "--lang", "en")
     assert result.output == ("wrote cards/seven-nights/i18n/en.yaml (0 new entries, 0 to translate, 0 to review, "
-                             "20 kept that the data does not show)\n")
+                             "21 kept that the data does not show)\n")
     after = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert after["text"] == before["text"] and after["decks"] == before["decks"] and after["title"] == before["title"]
     assert "  # Not in the data as ./pnp translate reads it" in path.read_text(encoding="utf-8")

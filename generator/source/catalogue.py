@@ -61,6 +61,7 @@ def entries(game: Game, literals: list[str], lang: str | None = None) -> list[En
     out += [Entry(("colours", c.id), c.name) for c in spec.player_colours if wanted(c.name)]
     out += [Entry(("pieces", p.id), p.name) for p in game.pieces.values() if wanted(p.name)]
     texts = [*_printed(list(game.pieces.values())), *(getattr(spec, "supplies", None) or []), *literals]
+    texts += [spec.description] if getattr(spec, "description", None) else []      # (the site's, pnp site)
     texts += [v for p in spec.packs for v in (p.variant, p.name) if v]
     texts += [v for d in game.decks.values() for f in d.spec.fields.values() for v in (f.values or [])]
     kinds = {t: {n for n, f in game.files[rows[0].file]["table"].get("fields", {}).items()

@@ -388,6 +388,7 @@ def kit_rows(work: Path, kits: list[str], repeat: int, rows: list, baseline: str
     engine and the baseline in turn; then, for the games in `kits`, each edit of KIT_EDITS."""
     project = copy_project(ROOT, work / "kits")
     old = baseline_engine(work, baseline)
+    old_project = work / "baseline" / "project"       # the games as that engine knew them (its data format)
     games = sorted(p.name for p in (ROOT / "cards").iterdir() if (p / "game.yaml").is_file())
     colds, olds = {}, {}
     for game in games:
@@ -396,9 +397,10 @@ def kit_rows(work: Path, kits: list[str], repeat: int, rows: list, baseline: str
         for _ in range(max(1, repeat - 1)):          # A B A B: the ratio holds when the machine drifts
             shutil.rmtree(project / "build", ignore_errors=True)
             runs.append(measure(args, ROOT))
-            if old:
-                shutil.rmtree(project / "build", ignore_errors=True)
-                old_runs.append(measure(args, old, env={"PYTHONPATH": str(old), "PNP_SERVER": "0"}))
+            if old and (old_project / "cards" / game).is_dir():
+                shutil.rmtree(old_project / "build", ignore_errors=True)
+                old_runs.append(measure(pnp(old_project, "build", game), old,
+                                        env={"PYTHONPATH": str(old), "PNP_SERVER": "0"}))
         colds[game] = median(runs)
         rows.append((f"{game}, full kit, cold", colds[game], None, None))
         if old_runs:
@@ -425,17 +427,23 @@ def kit_rows(work: Path, kits: list[str], repeat: int, rows: list, baseline: str
 
 
 def baseline_engine(work: Path, revision: str) -> Path | None:
-    """The engine at `revision` (its generator/ from git) in the work folder, or None when there is
-    no such revision here (a copy of the project without its history)."""
+    """The engine at `revision` (its generator/ from git) in the work folder, with the games as they
+    were then in project/ (an older engine reads only its own data format), or None when there is no
+    such revision here (a copy of the project without its history)."""
     if not revision:
         return None
     target = work / "baseline"
-    target.mkdir()
+    (target / "project").mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "generator"], capture_output=True)
     if archive.returncode != 0:
         print(f"bench: no engine {revision} here ({archive.stderr.decode().strip()}): no baseline rows", flush=True)
         return None
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    games = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "cards", "templates"], capture_output=True,
+                           check=True)
+    subprocess.run(["tar", "-x", "-C", str(target / "project")], input=games.stdout, check=True)
+    for shared in ("fonts", "icons"):
+        shutil.copytree(ROOT / shared, target / "project" / shared)
     return target
 
 

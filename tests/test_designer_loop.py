@@ -125,7 +125,7 @@ def two_languages(project: Path) -> None:
 
 def fill(project: Path) -> None:
     """A translator's work: each empty entry of fr.yaml given "FR " and its source text (the
-    comment above it; under text:, the key), keywords as in the source."""
+    comment above it; under text:, the key), keywords as in the source; the rulebook's title too."""
     path = project / "cards/demo/i18n/fr.yaml"
     out, comment, section = [], None, None
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -146,13 +146,16 @@ def fill(project: Path) -> None:
             comment = None
         out.append(line)
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    rulebook = project / "cards/demo/rulebook/fr.md"          # and the rulebook's stub, translated
+    if rulebook.is_file():
+        rulebook.write_text(rulebook.read_text(encoding="utf-8").replace("\n# ", "\n# FR ", 1), encoding="utf-8")
 
 
 def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
     two_languages(demo)
     result = pnp(demo, "translate", "demo", "--lang", "fr")
     assert result.exit_code == 0, result.output
-    assert result.output == ("wrote cards/demo/i18n/fr.yaml (29 new entries, 30 to translate, 0 to review)\n"
+    assert result.output == ("wrote cards/demo/i18n/fr.yaml (30 new entries, 31 to translate, 0 to review)\n"
                              "wrote cards/demo/rulebook/fr.md (the en rulebook, to translate in place)\n")
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
     assert "    spark:\n      # **Draw** 1 card.\n      effect:\n      # Spark\n      name:\n" in text
@@ -163,7 +166,9 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
     assert result.exit_code == 1
     assert ("cards/demo/cards.yaml:16: card 'actions/spark': name: no fr translation "
             "(hint: add it to cards/demo/i18n/fr.yaml)") in lines(result)
-    assert not [line for line in lines(result) if "rulebook" in line]        # the stub is there
+    assert [line for line in lines(result) if "rulebook" in line] == [      # the stub is there, not translated yet
+        "cards/demo/rulebook/fr.md:1: the fr rulebook is still the en text, word for word (hint: translate it in "
+        "place (./pnp translate copied it to start from))"]
 
 
 def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo):
@@ -535,7 +540,7 @@ def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
     before = yaml.safe_load(path.read_text(encoding="utf-8"))
     result = pnp(project, "translate", "seven-nights", "--lang", "en")
     assert result.output == ("wrote cards/seven-nights/i18n/en.yaml (0 new entries, 0 to translate, 0 to review, "
-                             "21 kept that the data does not show)\n")
+                             "20 kept that the data does not show)\n")
     after = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert after["text"] == before["text"] and after["decks"] == before["decks"] and after["title"] == before["title"]
     assert "  # Not in the data as ./pnp translate reads it" in path.read_text(encoding="utf-8")

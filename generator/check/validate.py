@@ -54,6 +54,9 @@ def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Proble
     path = rulebook_file(game)
     if path is None:
         return _rulebook_missing(project, game)
+    untranslated = _rulebook_untranslated(project, game, path)
+    if untranslated:
+        return untranslated
     try:
         book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language).gettext)
         for pack in [*game.packs, None]:
@@ -75,6 +78,24 @@ def _rulebook_missing(project: Project, game: Game) -> list[Problem]:
                     f"lists {game.spec.language} among its languages and rulebook/ has {', '.join(others)}",
                     f"write it, e.g. start from the stub `./pnp translate {game.id} --lang {game.spec.language}` "
                     "writes")]
+
+
+def _rulebook_untranslated(project: Project, game: Game, path) -> list[Problem]:
+    """An edition's rulebook that is still the source language's word for word (the stub `./pnp
+    translate` writes is a comment and a copy, to translate in place): its pack would print the rules
+    in the other language under this edition's name."""
+    if game.is_source:
+        return []
+    source = path.parent / f"{game.languages[0]}.md"
+    try:
+        original, text = source.read_text(encoding="utf-8"), path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return []
+    ahead = text.removesuffix(original).strip() if text.endswith(original) else None
+    if ahead is None or (ahead and not (ahead.startswith("{#") and ahead.endswith("#}"))):
+        return []
+    return [Problem(project.display(path), 1, f"the {game.spec.language} rulebook is still the {game.languages[0]} "
+                    "text, word for word", "translate it in place (./pnp translate copied it to start from)")]
 
 
 def context(game: Game, **extra: Any) -> dict:

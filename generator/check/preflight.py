@@ -595,7 +595,7 @@ def _check_reading(pdf_path: Path, page_list: list, manifest, report: Report, pa
             exempt = _reduced_areas(entry, page_list[number - 1])
             _small_text(printed_chars(text, height), entry, minimum, exempt, report)
             if entry["role"] == "rulebook":
-                _markdown_left(text, entry, height, report)
+                _markdown_left(text, entry, height, report, manifest.get("title") or "")
             if pages is not None and len(report.findings) > found:
                 pages.failed.add(number)
     finally:
@@ -653,8 +653,9 @@ def _small_text(chars, entry, minimum: float, exempt: list[Rect], report: Report
                                "(min_text_pt in game.yaml)")
 
 
-def _markdown_left(text, entry, height: float, report: Report) -> None:
-    """Markdown the rulebook's two passes left as text: a table or list that did not become one."""
+def _markdown_left(text, entry, height: float, report: Report, title: str = "") -> None:
+    """Markdown the rulebook's two passes left as text: a table or list that did not become one. A
+    line that is the game's title is the designer's text, whatever it starts with ("- dash")."""
     for rect, name in _owners(entry) or [(None, "")]:
         if rect is None:
             content = text.get_text_range()
@@ -662,6 +663,8 @@ def _markdown_left(text, entry, height: float, report: Report) -> None:
             content = text.get_text_bounded(rect.x / MM, height - (rect.y + rect.h) / MM,
                                             (rect.x + rect.w) / MM, height - rect.y / MM)
         for line in content.splitlines():
+            if title and line.strip().startswith(title.strip()):
+                continue
             for pattern, what in MARKDOWN:
                 if pattern.search(line):
                     report.findings.append(f"page {entry['number']}{', ' + name if name else ''}: {what} printed "

@@ -40,8 +40,17 @@ def inputs_hash(root: Path, game_id: str, settings: dict) -> str:
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
     digest.update(engine_fingerprint().encode())
     for folder in _folders(root, game_id):
-        for path in _files(folder):
-            digest.update(str(path.relative_to(folder)).encode() + b"\0" + file_digest(path) + b"\0")
+        _add_files(digest, _files(folder), folder)
+    return _with_config(digest, root)
+
+
+def _add_files(digest, paths, base: Path) -> None:
+    """Each file's name (from `base`) and the hash of its bytes."""
+    for path in paths:
+        digest.update(str(path.relative_to(base)).encode() + b"\0" + file_digest(path) + b"\0")
+
+
+def _with_config(digest, root: Path) -> str:
     config = root / "pnp.toml"
     if config.is_file():
         digest.update(config.read_bytes())
@@ -58,16 +67,11 @@ def edition_hash(root: Path, game_id: str, language: str, data: bytes) -> str:
     digest = hashlib.sha256(engine_fingerprint().encode() + b"\0" + data)
     game = root / "cards" / game_id
     own = [game / "rulebook" / f"{language}.md"]
-    for path in own + [p for p in _files(game) if p.suffix not in DATA_SUFFIXES]:
-        if path.is_file():
-            digest.update(str(path.relative_to(game)).encode() + b"\0" + file_digest(path) + b"\0")
+    _add_files(digest, [p for p in own + [p for p in _files(game) if p.suffix not in DATA_SUFFIXES] if p.is_file()],
+               game)
     for folder in _folders(root, game_id)[1:]:
-        for path in _files(folder):
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + file_digest(path) + b"\0")
-    config = root / "pnp.toml"
-    if config.is_file():
-        digest.update(config.read_bytes())
-    return digest.hexdigest()
+        _add_files(digest, _files(folder), root)
+    return _with_config(digest, root)
 
 
 def edition_up_to_date(root: Path, game_id: str, language: str, inputs: str) -> list[str] | None:

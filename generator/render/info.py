@@ -42,24 +42,22 @@ class InfoPage:
         self.cache = FaceCache(project, "info")     # kept like a face: with the files it read, checked
         self.own = project.template(f"{game.id}/info.html")        # a game's own part of the page, if any
         self.extra = f"{game.id}/info.html" if self.own else None
+        self.last_key: str | None = None            # the store's key of the page last drawn
+
+    def layout(self, sections, runs, info_pages: int, body_pages: int) -> dict:
+        """What page 1 shows of the pages after it (plain data; a stored pack keeps it)."""
+        return {"sections": _sections(sections), "runs": runs, "info_pages": info_pages,
+                "total_pages": info_pages + body_pages}
 
     def render(self, pack, paper: str, sections, runs, info_pages: int, body_pages: int, options,
                reprint: dict | None = None) -> pikepdf.Pdf:
-        w, h = PAPERS[paper]
-        # plain data only: a game's own info.html is rendered with this context too
-        context = game_context(
-            self.game, pack=pack, paper=paper, page={"width": w, "height": h}, sections=_sections(sections),
-            runs=runs, info_pages=info_pages, total_pages=info_pages + body_pages, version=__version__,
-            font_css=self.assets.font_face_css(), fonts=[{"family": f.family, "weight": f.weight} for f in self.assets.fonts],
-            extra=self.extra, options=options, reprint=reprint, supplies=self.game.spec.supplies,
-            rulebook=self.game.spec.rulebook)
-        translate = self.game.translate
-        context["_"] = self.env.globals["_"]                                          # the engine's words
-        context["game_text"] = lambda text: translate(text)                          # the game's own words
+        layout = self.layout(sections, runs, info_pages, body_pages)
+        context = self._context(pack, paper, layout, options, reprint)
         html = self._html(context)
         direct = self._key(html)
-        hit = self.cache.get(direct, lambda name: self.hashes.current(absolute_name(self.project.root, name)))
+        hit = self.cache.get(direct, self._current)
         if hit is not None:
+            self.last_key = hit[0]
             return hit[1]
         fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
@@ -72,9 +70,35 @@ class InfoPage:
             page = self.project.display(self.own) if self.own else "templates/base/info.html"
             raise PnpError([Problem(page, None, m) for m in serious])
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
-        self.cache.put(direct, {relative_name(self.project.root, p): sha
+        self.last_key = self.cache.put(direct, {relative_name(self.project.root, p): sha
                                                 for p, sha in fetcher.fetched.items()}, data)
         return open_pdf(data)
+
+    def stored_key(self, pack, paper: str, layout: dict, options) -> str | None:
+        """The store's key of page 1 as it would be drawn over `layout` today, if the store has
+        it (a pack's store entry names its page 1 by it), else None."""
+        try:
+            direct = self._key(self._html(self._context(pack, paper, layout, options, None)))
+        except PnpError:
+            return None                     # drawing the pack says what is wrong
+        found = self.cache.get_bytes(direct, self._current)
+        return found[0] if found else None
+
+    def _current(self, name: str) -> str | None:
+        return self.hashes.current(absolute_name(self.project.root, name))
+
+    def _context(self, pack, paper: str, layout: dict, options, reprint: dict | None) -> dict:
+        w, h = PAPERS[paper]
+        # plain data only: a game's own info.html is rendered with this context too
+        context = game_context(
+            self.game, pack=pack, paper=paper, page={"width": w, "height": h}, **layout, version=__version__,
+            font_css=self.assets.font_face_css(), fonts=[{"family": f.family, "weight": f.weight} for f in self.assets.fonts],
+            extra=self.extra, options=options, reprint=reprint, supplies=self.game.spec.supplies,
+            rulebook=self.game.spec.rulebook)
+        translate = self.game.translate
+        context["_"] = self.env.globals["_"]                                          # the engine's words
+        context["game_text"] = lambda text: translate(text)                          # the game's own words
+        return context
 
     def _write(self, html: str, fetcher) -> bytes:
         from generator.render.weasy import weasyprint

@@ -81,7 +81,7 @@ class PieceDrawer:
                                                       stroke="#777777", line=0.5, dash=True)
             canvas.showPage()
         canvas.save()
-        return buffer.getvalue()
+        return _tidied(buffer.getvalue())
 
     def _pen(self, canvas, page_height: float, origin=(0, 0)) -> Pen:
         return Pen(canvas, self.assets, page_height, origin, self.ink_saver, self._check_words)
@@ -550,3 +550,14 @@ def draw_pattern(pen: Pen, el, ctx):
 DRAW = {"rect": draw_rect, "line": draw_line, "text": draw_text, "icon": draw_icon, "track": draw_track,
         "stations": draw_stations, "table": draw_table, "ring": draw_ring, "cells": draw_cells,
         "pattern": draw_pattern, "repeat": draw_repeat}
+
+
+def _tidied(data: bytes) -> bytes:
+    """reportlab's drawing with its fonts tidied (fontmerge.tidy_fonts: the empty text objects
+    that keep Helvetica listed dropped, subsets tagged by their programs) once, as the piece cache
+    keeps it: a pack that places it then has nothing to parse in it."""
+    from generator.pdfbytes import open_pdf, pdf_bytes
+    from generator.render.fontmerge import tidy_fonts
+    with open_pdf(data) as pdf:
+        tidy_fonts(pdf)
+        return pdf_bytes(pdf, deterministic_id=True, compress_streams=True)

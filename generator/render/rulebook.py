@@ -44,6 +44,7 @@ class RulebookPages:
     pdf: pikepdf.Pdf
     bookmarks: list[tuple[int, str, int]]        # (level, title, 0-based page)
     size: tuple[float, float]
+    key: str = ""                                 # its entry in the store (what a pack's key names it by)
 
     @property
     def count(self) -> int:
@@ -259,7 +260,7 @@ class RulebookRenderer:
             del pdf.Root[BOOKMARKS]
         except (KeyError, ValueError, TypeError, pikepdf.PdfError):
             return None
-        return RulebookPages(pdf, bookmarks, self.size)
+        return RulebookPages(pdf, bookmarks, self.size, hit[0])
 
 
 def _largest(game):

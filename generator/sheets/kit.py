@@ -17,6 +17,7 @@ from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, check_pack, write_pack, written_files
+from generator.sheets.pack_store import PackStore, key_of
 from generator.sheets.rules_file import build_rules, rules_name
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
@@ -200,14 +201,33 @@ def _write_record(project: Project, game_id: str, record: dict) -> None:
     write_record(project.build / game_id / FACES_RECORD, record, durable=True, sort_keys=True)
 
 
-def _rules(game: Game, assets: Assets, rulebook: RulebookRenderer, papers, options: PrintOptions) -> list:
-    """(paper, PDF, manifest) of the standalone rules, every player count, when the game has a rulebook.
-    Not for a draft (--ink-saver) or another print setting: the rules are plain paper either way."""
+@dataclass
+class RulesFile:
+    """The standalone rules for one paper, made or taken from the store (`passed`: preflight's
+    report when it was kept there, so it is not checked again)."""
+    paper: str
+    pdf: bytes
+    manifest: dict
+    key: str
+    passed: object = None
+
+
+def _rules(project: Project, game: Game, assets: Assets, rulebook: RulebookRenderer, papers) -> list[RulesFile]:
+    """The standalone rules, every player count, when the game has a rulebook. Not for a draft
+    (--ink-saver) or another print setting: the rules are plain paper either way."""
     if not rulebook.exists:
         return []
     pages = rulebook.render(None)
     title = rulebook._("Rulebook")
-    return [(paper, *build_rules(game, assets, pages, paper, title)) for paper in papers or list(PAPERS)]
+    store = PackStore(project)
+    files = []
+    for paper in papers or list(PAPERS):
+        key = key_of(assets, {"rules": rules_name(game, paper), "title": title, "game": plain(game.spec),
+                              "pages": pages.key})
+        taken = store.take(key)
+        files.append(RulesFile(paper, taken[0], taken[1], key, taken[2]) if taken else
+                     RulesFile(paper, *build_rules(game, assets, pages, paper, title), key=key))
+    return files
 
 
 STALE_SECONDS = 3600
@@ -299,7 +319,7 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
     try:
         rulebook = RulebookRenderer(project, assets, game, renderer)
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
-        rules = _rules(game, assets, rulebook, papers, options)
+        rules = _rules(project, game, assets, rulebook, papers)
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)
         if rendered.pending:
@@ -328,9 +348,12 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
     made = gather(project, assets, game_id, lang=lang, jobs=jobs, progress=progress, say=lambda _: None,
                   templates=True)
     for pack, paper, pdf, manifest in made.packs_made():
-        check_pack(project, made.game, pack, paper, pdf, manifest, jobs=jobs)      # what write_pack checks
-    for paper, pdf, manifest in made.rules:
-        check_pack(project, made.game, None, paper, pdf, manifest, name=rules_name(made.game, paper), jobs=jobs)
+        if made.builder.taken is None:          # a pack the store kept passed when it was kept
+            check_pack(project, made.game, pack, paper, pdf, manifest, jobs=jobs)      # what write_pack checks
+    for rules in made.rules:
+        if rules.passed is None:
+            check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,
+                       name=rules_name(made.game, rules.paper), jobs=jobs)
     return Checked(made.game, made.notes)
 
 
@@ -387,7 +410,8 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     for pack, paper, pdf, manifest in made.packs_made():
         try:
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      jobs=jobs)
+                                      jobs=jobs, passed=builder.taken)
+            builder.keep(report)
         except PnpError:
             if not builder.built_on_last:
                 raise
@@ -400,10 +424,13 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
             f"preflight ok{warned})")
         written += written_files(project, path, manifest)
-    for paper, pdf, manifest in made.rules:
-        path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper),
-                             jobs=jobs)
-        say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, the rulebook for every player count; "
+    store = PackStore(project)
+    for rules in made.rules:
+        path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
+                                  name=rules_name(game, rules.paper), jobs=jobs, passed=rules.passed)
+        if rules.passed is None:
+            store.keep(rules.key, None, {}, rules.pdf, rules.manifest, report)
+        say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
     if not options.ink_saver:

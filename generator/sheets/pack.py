@@ -28,7 +28,7 @@ from generator.render.info import InfoPage
 from generator.sheets.card_sheets import CardSheets
 from generator.sheets.cutters import cut_file_names, cut_files
 from generator.sheets.impose import Imposer
-from generator.sheets import pack_record, sheet_cache
+from generator.sheets import pack_record, pack_store, sheet_cache
 from generator.sheets.piece_sheets import PieceSheets
 from generator.sheets.sections import RUNS, Body, Section
 from generator.sheets.tuck_boxes import BoxSheets
@@ -39,6 +39,7 @@ from generator.source import stamp
 from generator.source.options import PrintOptions
 from generator.source.project import Project
 from generator.source.schema import PackSpec
+from generator.source.context import pack_data, plain
 from generator.check.checked import Memo, context as checked_context
 from generator.check.preflight import MIN_DPI
 
@@ -63,6 +64,9 @@ class PackBuilder:
         self.cards = CardSheets(game, rendered, faces, options)    # faces: (deck, card id, side) -> Face
         self.pieces = PieceSheets(assets, game, options)
         self.boxes = BoxSheets(assets, game, rendered, faces, options)
+        self.store = pack_store.PackStore(project)
+        self.taken: "Report | None" = None      # preflight's report of the pack last taken from the store
+        self.keeping: tuple | None = None       # the pack last made, to keep once it passes preflight
 
     @functools.cached_property
     def info(self) -> InfoPage:
@@ -86,7 +90,7 @@ class PackBuilder:
     def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool) -> tuple[bytes, dict]:
         # What write_pack records for the next build of this pack: plain data, so that the pack's
         # pikepdf (most of a large build's memory) is freed before its file is read back.
-        self.last = None
+        self.last, self.keeping, self.taken = None, None, None
         sections = self.cards.sections(pack, only)
         if only is None:
             sections += self.pieces.sections(pack) + self.boxes.sections(pack)
@@ -94,6 +98,14 @@ class PackBuilder:
         name = pack_name(self.game, pack, paper, self.options)
         context = (sheet_cache.context_key(name, self.options, [f.path for f in self.assets.fonts])
                    if self._reusable(sections, rules, only) else None)
+        # a pack the sheet cache builds on keeps its own record; any other whole pack is a store value
+        key = self.store_key(pack, paper, name, sections + ([rules] if rules else [])) \
+            if only is None and context is None else None
+        if key:
+            taken = self.store.take(key, lambda layout: self.info.stored_key(pack, paper, layout, self.options))
+            if taken:
+                self.taken = taken[2]
+                return taken[0], taken[1]
         previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
         reuser = sheet_cache.SheetReuser(previous.pdf, previous.record) if previous else None
         self.built_on_last = reuser is not None
@@ -116,7 +128,8 @@ class PackBuilder:
         if reuser:                           # what is new: page 1, the sheets imposed now, fonts re-made
             tidy_fonts(out, [p.obj for p in out.pages[:len(info.pages)]] + reuser.made, reuser.remade)
         else:
-            tidy_fonts(out)                  # the info page's fonts too: unique tags, clean names
+            # page 1's fonts (the body's were tidied by merge_fonts): unique tags, clean names
+            tidy_fonts(out, None if self.options.draft else [p.obj for p in out.pages[:len(info.pages)]])
         if reuser:      # only what is new is compressed (kept sheets are as the last save wrote them)
             sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
                                          reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
@@ -129,7 +142,46 @@ class PackBuilder:
                              object_stream_mode=pikepdf.ObjectStreamMode.generate)
         if context:
             self.last = (name, context, offset, body.imposer.record_data())
-        return data, self._manifest(pack, paper, sections, body, offset, runs)
+        manifest = self._manifest(pack, paper, sections, body, offset, runs)
+        if key:
+            layout = self.info.layout(sections, runs, offset, len(body.entries))
+            self.keeping = (key, self.info.last_key, layout, data, manifest)
+        return data, manifest
+
+    def keep(self, report: "Report") -> None:
+        """Keep the pack just made, now that it passed preflight, in the store."""
+        if self.keeping is not None and self.keeping[1]:
+            self.store.keep(*self.keeping, report)
+        self.keeping = None
+
+    def store_key(self, pack: PackSpec, paper: str, name: str, sections: list[Section]) -> str:
+        """The pack's key in the store (sheets/pack_store.py): everything that decides its bytes
+        but page 1, which is keyed over the imposition once that is known."""
+        faces = self.cards.faces
+
+        def face_keys(deck_id: str, card_id) -> list[str]:
+            return [self.cards.rendered.key_of(faces[(deck_id, card_id, side)]) for side in ("face", "back")
+                    if (deck_id, card_id, side) in faces]
+
+        def part(section: Section) -> list:
+            if section.kind == "deck":
+                return [(card.uid, copy, face_keys(section.id, card.id)) for card, copy in section.items]
+            if section.kind == "box":
+                (decks, net, cards), = section.items
+                return [repr(net), cards, sorted(self.cards.rendered.key_of(f) for (d, _, _), f in faces.items()
+                                                 if d in {deck.id for deck in decks})]
+            if section.kind == "rulebook":
+                return section.items[0].key
+            return []               # a piece: its run's drawings below
+        drawings = {run: [hashlib.sha256(d).hexdigest() for d in self.pieces.drawings(pieces, paper, pack)]
+                    for run in RUNS[:-1]
+                    if (pieces := [s for s in sections if s.run == run and s.kind == "piece"])}
+        decks = {d.id: [plain(d.spec), d.trim, d.bleed, d.safe, d.corner_radius] for d in self.game.decks.values()}
+        return pack_store.key_of(self.assets, {
+            "name": name, "paper": paper, "options": repr(self.options),
+            "pack": pack_data(pack), "game": plain(self.game.spec), "language": self.game.spec.language,
+            "decks": decks, "sections": [(s.id, s.name, s.kind, s.run, s.count, s.two_sided, part(s)) for s in sections],
+            "drawings": drawings})
 
     def _manifest(self, pack: PackSpec, paper: str, sections: list[Section], body: Body, offset: int,
                   runs: list[dict]) -> dict:
@@ -292,13 +344,15 @@ def _one_per_line(items: list, depth: int) -> str:
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
-               name: str | None = None, sheets: tuple | None = None, jobs: int = 1) -> tuple[str, "Report"]:
+               name: str | None = None, sheets: tuple | None = None, jobs: int = 1,
+               passed: "Report | None" = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones. The
     preflight reads again in full only what the last one of this file did not pass in the same
     bytes (check/checked.py); its record is kept by the written file's name. `sheets`
     (PackBuilder.last) is recorded for the next build of this pack to build on; `jobs`: the
-    processes the preflight may use."""
+    processes the preflight may use. `passed`: the report of a pack taken from the store, which
+    passed preflight in these bytes when it was kept (sheets/pack_store.py): not checked again."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)
@@ -313,9 +367,11 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
             staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data, durable=False)
         on_disk = flushed_meanwhile(list(staged.values()))     # while the preflight reads them
-        report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
-                           display=project.display(folder / f"{name}.pdf"), memo=memo, jobs=jobs)
-        _refuse(report, options)
+        report = passed
+        if report is None:
+            report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
+                               display=project.display(folder / f"{name}.pdf"), memo=memo, jobs=jobs)
+            _refuse(report, options)
         sheet_cache.forget(project, game.id, name)
         on_disk()
         for target, tmp in staged.items():

@@ -22,6 +22,7 @@ from generator.source.schema import PackSpec
 class PieceSheets:
     def __init__(self, assets: Assets, game: Game, options: PrintOptions):
         self.assets, self.game, self.options = assets, game, options
+        self._drawn: dict[tuple[str, str], bytes] = {}
 
     @functools.cached_property
     def drawer(self):
@@ -47,6 +48,31 @@ class PieceSheets:
 
     def draw(self, body: Body, sections: list[Section], paper: str, pack: PackSpec) -> list:
         """Add one run's piece sheets; returns the back sheets still to add (with --duplex none)."""
+        sheets, backs, order = self._layout(sections, paper)
+        by_id = {s.id: s for s in sections}
+        drawn = open_pdf(self._drawing(order, pack))
+        body.keep.append(drawn)
+        numbers = {}
+        for sheet, page in zip(order, drawn.pages):
+            numbers[id(sheet)] = self._add_page(body, sheet, page, by_id)
+        if self.options.duplex != "none" or not backs:
+            return []
+        drawn_backs = open_pdf(self._drawing(backs, pack))
+        body.keep.append(drawn_backs)
+
+        def make_backs():
+            for front, back, page in zip(sheets, backs, drawn_backs.pages):
+                self._add_page(body, back, page, by_id, front_page=numbers[id(front)])
+        return [make_backs]
+
+    def drawings(self, sections: list[Section], paper: str, pack: PackSpec) -> list[bytes]:
+        """The PDF drawings one run's sheets are made of (what a pack's store key names them by)."""
+        _, backs, order = self._layout(sections, paper)
+        separate = self.options.duplex == "none" and backs
+        return [self._drawing(order, pack)] + ([self._drawing(backs, pack)] if separate else [])
+
+    def _layout(self, sections: list[Section], paper: str) -> tuple[list, list, list]:
+        """(front sheets, back sheets, the sheets in the order one drawing prints them)."""
         two_sided = sections[0].two_sided
         if two_sided and self.options.duplex == "gutterfold":
             sheets = self._fold_sheets(sections, paper)
@@ -54,22 +80,15 @@ class PieceSheets:
             sheets = self._sheets(sections, paper)
         backs = [self._back_sheet(s) for s in sheets] if two_sided and self.options.duplex != "gutterfold" else []
         order = sheets if self.options.duplex == "none" or not backs else [x for pair in zip(sheets, backs) for x in pair]
-        context = expression_context(self.game)
-        by_id = {s.id: s for s in sections}
-        drawn = open_pdf(self.drawer.draw_sheets(order, pack, context))
-        body.keep.append(drawn)
-        numbers = {}
-        for sheet, page in zip(order, drawn.pages):
-            numbers[id(sheet)] = self._add_page(body, sheet, page, by_id)
-        if self.options.duplex != "none" or not backs:
-            return []
-        drawn_backs = open_pdf(self.drawer.draw_sheets(backs, pack, context))
-        body.keep.append(drawn_backs)
+        return sheets, backs, order
 
-        def make_backs():
-            for front, back, page in zip(sheets, backs, drawn_backs.pages):
-                self._add_page(body, back, page, by_id, front_page=numbers[id(front)])
-        return [make_backs]
+    def _drawing(self, sheets: list[PieceSheet], pack: PackSpec) -> bytes:
+        """The sheets drawn (from the piece cache when unchanged), once a build: the pack's store
+        key and its imposition both ask."""
+        memo = (repr(sheets), pack.key)
+        if memo not in self._drawn:
+            self._drawn[memo] = self.drawer.draw_sheets(sheets, pack, expression_context(self.game))
+        return self._drawn[memo]
 
     def _sheets(self, sections: list[Section], paper: str) -> list[PieceSheet]:
         """Sheets for the run's pieces: packed together; one larger than a sheet is tiled

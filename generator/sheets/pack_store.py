@@ -1,0 +1,61 @@
+"""Whole packs as values of the store (render/cache.py's FaceCache, kinds packs/ and pack-records/):
+a pack whose every part is what it was is taken, not imposed, merged and preflighted again.
+
+A pack's key is known before it is imposed (PackBuilder.store_key): the engine, the pack's name,
+paper and print settings, the game's and its decks' specs, the bundled fonts, and each section
+with the store's keys of what it places: every face's entry key, the bytes of each board drawing,
+the rulebook's laid-out pages, the faces a tuck box shows. Page 1 is the one part drawn over the
+imposition (its page numbers and print runs): that layout is kept in the pack's record, and page
+1's own key, made today from that layout and today's game, is the one input the pack's entry
+records. Only packs that passed preflight are kept, with what preflight counted, so a pack taken
+is written as it was checked. An entry that does not read back whole is a miss (as for a face).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Callable
+
+from generator.check.preflight import Report
+from generator.filehash import file_hash
+from generator.fingerprint import engine_fingerprint
+from generator.render.cache import FaceCache
+from generator.source.project import Project
+
+PAGE_ONE = "@page-1"            # the input a pack's entry records: page 1's key in the store
+
+
+def key_of(assets, parts: dict) -> str:
+    """A pack's key from its parts (plain data), the engine and the bundled fonts it merges."""
+    fonts = [(font.path.name, file_hash(font.path)) for font in assets.fonts]
+    whole = {**parts, "engine": engine_fingerprint(), "fonts": fonts}
+    return hashlib.sha256(json.dumps(whole, sort_keys=True, ensure_ascii=False, default=repr).encode()).hexdigest()
+
+
+class PackStore:
+    def __init__(self, project: Project):
+        self.pdfs = FaceCache(project, "packs")
+        self.records = FaceCache(project, "pack-records")
+
+    def take(self, key: str, page_one: Callable[[dict], str | None] | None = None) \
+            -> tuple[bytes, dict, Report] | None:
+        """(PDF bytes, manifest, preflight's report) of the pack stored under `key` whose page 1
+        is still the page `page_one(layout)` names (a file without a page 1: None), else None."""
+        found = self.records.get_bytes(key, lambda name: None)
+        try:
+            record = json.loads(found[1]) if found else None
+            layout, manifest, report = record["layout"], record["manifest"], Report(**record["report"])
+        except (ValueError, TypeError, KeyError):
+            return None                     # not a record this engine wrote whole: made again
+        current = page_one(layout) if page_one else None
+        if page_one and current is None:
+            return None
+        hit = self.pdfs.get_bytes(key, lambda name: current if name == PAGE_ONE else None)
+        return (hit[1], manifest, report) if hit else None
+
+    def keep(self, key: str, page_one: str | None, layout: dict, pdf: bytes, manifest: dict,
+             report: Report) -> None:
+        """Keep a pack that passed preflight (`report`), drawn with page 1 `page_one` over `layout`."""
+        record = {"layout": layout, "manifest": manifest, "report": vars(report)}
+        self.records.put(key, {}, json.dumps(record, ensure_ascii=False).encode())     # its order is the manifest's
+        self.pdfs.put(key, {PAGE_ONE: page_one} if page_one else {}, pdf)

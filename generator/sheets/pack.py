@@ -383,7 +383,8 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         if sheets:
             sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf_sha, sheets[2], sheets[3])
         _drop_old_cut_files(project, folder / f"{name}-cut", cut_file_names(manifest))
-        memo.save(record)
+        if passed is None:          # (a pack taken from the store was not read: the record stays)
+            memo.save(record)
     finally:
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)

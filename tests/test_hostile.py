@@ -567,10 +567,17 @@ def test_spreadsheet_safe_cells(cell, safe):
 
 
 def _socket_at(path: Path) -> None:
+    """A socket file at `path`, bound by its name from its folder: a socket's path is limited to 107
+    bytes, which a deep temporary folder (a test worker's) passes."""
     import socket
     server = socket.socket(socket.AF_UNIX)
-    server.bind(str(path))
-    server.close()
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        server.bind(path.name)
+    finally:
+        os.chdir(here)
+        server.close()
 
 
 @pytest.mark.parametrize("make", [os.mkfifo, _socket_at], ids=["named-pipe", "socket"])

@@ -103,13 +103,16 @@ def full(path: Path, display: str | None = None):
     return preflight_module.preflight(path, display=display)
 
 
-def touch_input(project: Path) -> None:
+def touch_input(project: Path, keep_packs: bool = False) -> None:
     """An input changed in no way that reaches the pack, and the edition's stamp set aside: the build
-    runs (is not skipped as up to date) and makes the same pack."""
+    runs (is not skipped as up to date). Unless `keep_packs`, the store's whole packs are set aside too,
+    so that it makes the same pack again (and preflights it) instead of taking it (sheets/pack_store.py)."""
     cards = project / f"cards/{GAME}/goods.yaml"
     cards.write_text(cards.read_text(encoding="utf-8") + "\n# touched\n", encoding="utf-8")
     for stamp in (project / "build" / GAME).glob(".edition-*.json"):
         stamp.unlink()
+    if not keep_packs:
+        shutil.rmtree(project / "build/.cache/packs", ignore_errors=True)
 
 
 def edit(path: Path, change) -> None:
@@ -154,6 +157,15 @@ def test_an_unchanged_pack_is_checked_by_its_hashes_alone(project, spy):
     assert used.checked == 0 and used.reused == len(keyed_pages(pack(project)))
     assert spy["walked"] == spy["measured"] == 0
     assert report == full(pack(project), display=report.file)
+
+
+def test_an_unchanged_pack_the_store_kept_is_not_checked_again(project, spy):
+    before = pack(project).read_bytes()
+    touch_input(project, keep_packs=True)
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 0 and "preflight ok" in result.output, result.output
+    assert spy["runs"] == []                # kept when it passed: taken whole, in the same bytes
+    assert pack(project).read_bytes() == before
 
 
 def test_the_record_is_per_written_file_and_the_preflight_command_uses_none(project, spy):

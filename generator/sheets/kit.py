@@ -16,8 +16,9 @@ from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, check_pack, write_pack, written_files
+from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.rules_file import build_rules, rules_name
+from generator.sheets import written as written_record
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
 from generator.render.art import MIN_DPI
@@ -383,7 +384,9 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     sweep_stale(project.build / game.id, project.build)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
-    written = []
+    written, recorded = [], {}
+    selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
+                                         written_record.variant(options))
     for pack, paper, pdf, manifest in made.packs_made():
         try:
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
@@ -400,12 +403,18 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
             f"preflight ok{warned})")
         written += written_files(project, path, manifest)
+        entry = selection.entry(pack.players, pack.optional, paper)
+        recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     for paper, pdf, manifest in made.rules:
         path, _ = write_pack(project, game, None, paper, pdf, manifest, options, name=rules_name(game, paper),
                              jobs=jobs)
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
+        recorded.update(dict.fromkeys(own_files(rules_name(game, paper), manifest), selection.entry(None, False, paper)))
+    removed = written_record.replace_earlier(project.build, game.id, selection, recorded)
+    if removed:
+        say(written_record.summary(removed))
     if not options.ink_saver:
         record_faces(project, game, faces, made.packs)
     return written, rendered.fresh

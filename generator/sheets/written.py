@@ -1,0 +1,104 @@
+"""What the builds of a game wrote into build/<game>/, each file with the selection it was written
+under, so that a build can remove what an earlier build wrote and this one replaces under another
+name: a pack whose game gained a second language (x-3p-a4.pdf became x-3p-a4-en.pdf), or whose
+duplex setting changed (x-3p-a4.pdf became x-3p-a4-short.pdf). Left beside the new file, the old one
+is the one a designer may print.
+
+A build removes a recorded file only when its own selection covers the file's (the same language,
+one of its papers and player counts, the same variant) and it did not write that file again: a
+`--players 2` build leaves the 3-player pack, an --ink-saver build the full-colour one. Nothing the
+record does not name is removed (proofs of --only, exports, the designer's own files), and never
+through a link (atomic.remove_outputs)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from generator.atomic import read_record, remove_outputs, write_record
+from generator.source.options import PrintOptions
+
+RECORD = ".written.json"
+
+
+def variant(options: PrintOptions) -> str:
+    """The print settings a pack's name carries that make a file of its own, kept beside the default
+    one (ink saver, fit, per-deck sheets, a cutter, draft). The duplex mode is not one: a printer turns
+    sheets one way, and the file for the other way is the wrong one to print."""
+    return PrintOptions(ink_saver=options.ink_saver, fit=options.fit, sheets=options.sheets,
+                        cutter=options.cutter, draft=options.draft).suffix
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What one build of an edition makes: its language, papers, player counts (None: every pack,
+    the optional ones too) and variant."""
+    language: str
+    papers: tuple[str, ...]
+    players: tuple[int, ...] | None
+    variant: str
+
+    def entry(self, players: int | None, optional: bool, paper: str) -> dict:
+        """The record of a file this build writes (players None: the rulebook, for every count)."""
+        return {"language": self.language, "paper": paper, "players": players, "optional": optional,
+                "variant": self.variant}
+
+    def covers(self, entry) -> bool:
+        if not isinstance(entry, dict) or entry.get("language") != self.language or entry.get("paper") not in self.papers:
+            return False
+        if entry.get("players") is None:          # the rulebook: every build of the edition writes it
+            return True
+        if entry.get("variant") != self.variant:
+            return False
+        return self.players is None or (not entry.get("optional") and entry.get("players") in self.players)
+
+
+def replace_earlier(build: Path, game_id: str, selection: Selection, written: dict[str, dict]) -> list[str]:
+    """Record `written` ({file relative to build/<game>/: its entry}) and remove the files an earlier
+    build recorded under a selection this one covers that it did not write again; return those removed
+    (relative names, sorted)."""
+    folder = build / game_id
+    record = _read(folder / RECORD)
+    stale = sorted(name for name, entry in record.items() if name not in written and selection.covers(entry))
+    by_folder: dict[Path, set[str]] = {}
+    for name in stale:
+        path = folder / name
+        by_folder.setdefault(path.parent, set()).add(path.name)
+    for parent, names in by_folder.items():
+        remove_outputs(parent, build, lambda old, names=names: old.name in names)
+        if parent != folder and parent.is_dir() and not parent.is_symlink() and not any(parent.iterdir()):
+            parent.rmdir()                    # a pack's -cut/ folder left empty
+    removed = [name for name in stale if not (folder / name).exists() and not (folder / name).is_symlink()]
+    for name in removed:
+        del record[name]
+    new = {**record, **written}
+    if new != record or removed:
+        write_record(folder / RECORD, new, durable=True, sort_keys=True)
+    return removed
+
+
+def _read(path: Path) -> dict:
+    """The record; a damaged one is an empty one (its files are then never removed), and a name that
+    would lead out of build/<game>/ is dropped."""
+    try:
+        record = read_record(path)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(record, dict):
+        return {}
+    return {name: entry for name, entry in record.items() if _inside(name)}
+
+
+def _inside(name: str) -> bool:
+    path = PurePosixPath(name)
+    return bool(name) and "\\" not in name and not path.is_absolute() and ".." not in path.parts \
+        and not any(part.startswith(".") for part in path.parts)
+
+
+def summary(removed: list[str]) -> str:
+    """One line: the files removed, a -cut/ folder's files counted."""
+    shown: dict[str, int] = {}
+    for name in removed:
+        top = name.split("/", 1)[0] + ("/" if "/" in name else "")
+        shown[top] = shown.get(top, 0) + 1
+    parts = [f"{top} ({n} files)" if top.endswith("/") and n > 1 else top for top, n in shown.items()]
+    return f"removed what an earlier build wrote under names this one replaces: {', '.join(parts)}"

@@ -124,8 +124,20 @@ def keys_by_card(faces: dict) -> dict[str, dict[str, str]]:
     return out
 
 
+def looks_by_card(faces: dict, rendered) -> dict[str, dict[str, str]]:
+    """{"deck/card": {"face": look, "back": look}}: a side's look is the sha256 of its drawn page (the
+    canonical PDF the face cache keeps), not its key. A key holds the engine's fingerprint, so an
+    engine upgrade that draws every card as before would list every card as changed; a change that
+    does draw a card otherwise changes its look."""
+    out: dict[str, dict[str, str]] = {}
+    for (deck, card, side), face in faces.items():
+        out.setdefault(f"{deck}/{card}", {})[side] = rendered.stored[rendered.key_of(face)]
+    return out
+
+
 def read_record(project: Project, game_id: str) -> dict:
-    """{"cards": {uid: {side: face key}}, "packs": [player counts built]} of the builds so far."""
+    """{"cards": {uid: {side: look}}, "packs": [player counts built]} of the builds so far (a record
+    written before looks holds face keys: see reprint.previous_keys)."""
     path = project.build / game_id / FACES_RECORD
     try:
         record = read_json(path)
@@ -150,7 +162,7 @@ def record_key(game: Game) -> str:
     return "cards" if game.is_source else f"cards-{game.language}"
 
 
-def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
+def record_faces(project: Project, game: Game, looks: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
     tell what changed since, in the pack the designer printed. "printed" keeps each card as
     it was first built (or last reprinted): a designer builds again to look at an edit, and
@@ -164,7 +176,7 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     new = key not in record or printed_key(key) not in record
     cards = record.setdefault(key, {})
     printed = record.setdefault(printed_key(key), dict(cards))
-    for uid, sides in keys_by_card(faces).items():
+    for uid, sides in looks.items():
         known = cards.setdefault(uid, {})
         for side, face in sides.items():
             if side not in known:
@@ -416,5 +428,5 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     if removed:
         say(written_record.summary(removed))
     if not options.ink_saver:
-        record_faces(project, game, faces, made.packs)
+        record_faces(project, game, looks_by_card(faces, rendered), made.packs)
     return written, rendered.fresh

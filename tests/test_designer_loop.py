@@ -548,6 +548,49 @@ def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
     assert "  # Not in the data as ./pnp translate reads it" in path.read_text(encoding="utf-8")
 
 
+SHIPPED = ("cephiro-pillar", "reverse-wizard", "seven-nights")
+
+
+@pytest.mark.parametrize("game_id", SHIPPED)
+def test_a_shipped_catalogue_records_the_source_of_every_entry_and_none_is_stale(game_id):
+    """Each shipped catalogue is as `pnp translate` keeps it: `sources:` records every keyed entry's
+    source text, none differs from the data, and the command run again writes the same bytes (the
+    translator's glossary on top kept)."""
+    from generator.check.translations import review_notes, template_strings
+    from generator.source.catalogue import entries, notes, render, updated
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    from tests.conftest import ROOT
+    project = Project.at(ROOT)
+    path = ROOT / "cards" / game_id / "i18n/en.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    source = load_game(project, game_id, rules=False)
+    literals = template_strings(project, source)
+    keyed = {e.name for e in entries(source, literals, "en") if e.key[0] != "text"}
+    assert keyed and set(raw["sources"]) == keyed and raw["review"] == []
+    assert review_notes(project, load_game(project, game_id, "en", rules=False)) == []
+    command = f"./pnp translate {game_id} --lang en"
+    merged = updated(raw, "en", source, literals)
+    text = path.read_text(encoding="utf-8")
+    assert "Glossary" in text and render(merged.catalogue, source, entries(source, literals, "en"), command,
+                                         merged.kept, notes(text, source, "en", command)) == text
+
+
+def test_a_shipped_cards_chinese_text_edited_makes_validate_name_its_english_entry_out_of_date(tmp_path):
+    from tests.conftest import make_project
+    project = make_project(tmp_path / "p", ["seven-nights"])
+    path = project / "cards/seven-nights/guards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 弓手,", "name: 神弓手,"), encoding="utf-8")
+    result = pnp(project, "validate", "seven-nights", "--lang", "en", "--verbose")
+    assert result.exit_code == 0, result.output
+    catalogue = (project / "cards/seven-nights/i18n/en.yaml").read_text(encoding="utf-8").splitlines()
+    line = catalogue.index("  cards.guards.archer.name: " + yaml.safe_load(
+        "\n".join(catalogue[catalogue.index("sources:"):]))["sources"]["cards.guards.archer.name"]) + 1
+    assert [n for n in lines(result) if "note:" in n] == [
+        f"cards/seven-nights/i18n/en.yaml:{line}: note: review cards.guards.archer.name: its source text changed "
+        "since it was translated (run ./pnp translate seven-nights --lang en to list it under review:)"]
+
+
 
 # --- a scaffold a second language can translate -----------------------------------------------------
 

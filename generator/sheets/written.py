@@ -31,11 +31,13 @@ def variant(options: PrintOptions) -> str:
 @dataclass(frozen=True)
 class Selection:
     """What one build of an edition makes: its language, papers, player counts (None: every pack,
-    the optional ones too) and variant."""
+    the optional ones too) and variant; `kept`: the (players, paper) of packs it leaves as a build
+    wrote them just now (pnp watch: the pack looked at first), with the rulebook of that paper."""
     language: str
     papers: tuple[str, ...]
     players: tuple[int, ...] | None
     variant: str
+    kept: frozenset = frozenset()
 
     def entry(self, players: int | None, optional: bool, paper: str) -> dict:
         """The record of a file this build writes (players None: the rulebook, for every count)."""
@@ -46,8 +48,9 @@ class Selection:
         if not isinstance(entry, dict) or entry.get("language") != self.language or entry.get("paper") not in self.papers:
             return False
         if entry.get("players") is None:          # the rulebook: every build of the edition writes it
-            return True
-        if entry.get("variant") != self.variant:
+            return entry.get("paper") not in {paper for _, paper in self.kept}
+        if entry.get("variant") != self.variant or \
+                (not entry.get("optional") and (entry.get("players"), entry.get("paper")) in self.kept):
             return False
         return self.players is None or (not entry.get("optional") and entry.get("players") in self.players)
 

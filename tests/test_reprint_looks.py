@@ -63,3 +63,5 @@ def test_a_record_of_face_keys_from_before_looks_reads_as_the_faces_looks(tmp_pa
     path.write_text(json.dumps(record))
     result = pnp(project, "reprint", GAME, "--paper", "a4")
     assert result.exit_code == 0 and result.output == NOTHING, result.output
+    printed = json.loads(path.read_text())["printed"]          # kept as looks now: the cache may go
+    assert {len(look) for sides in printed.values() for look in sides.values()} == {64}

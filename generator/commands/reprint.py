@@ -62,7 +62,11 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
                                    "build it once, or pass --since REV"))
         record = read_record(project, game_id)
         key = record_key(now) if now is not None else "cards"
-        return _as_looks(project, record.get(printed_key(key), cards))
+        printed = record.get(printed_key(key), cards)
+        looks = _as_looks(project, printed)
+        if looks != printed:        # kept as looks from now on: the face cache may be emptied
+            mark_printed(project, game_id, looks, key)
+        return looks
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
         game = check_game(old, Assets(old), game_id, lang).game

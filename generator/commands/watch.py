@@ -180,7 +180,8 @@ class Watcher:
             stamp.record(self.project.root, game_id, written, inputs, {**(just.read if just else {}), **log.files})
             fresh = list(dict.fromkeys(drawn + fresh))
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
-            rest = [f for f in written if not just or f not in just.files]       # the first pack's: said above
+            first_files = {Path(f).with_suffix("").as_posix() for f in just.files} if just else set()
+            rest = [f for f in written if Path(f).with_suffix("").as_posix() not in first_files]  # said above
             self.say(f"{game_id}: {'the rest ' if first else ''}rebuilt in {time.perf_counter() - started:.2f} s — "
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; "
                      f"wrote {', '.join(rest) or 'nothing more'}")

@@ -84,3 +84,24 @@ def test_a_record_naming_files_outside_the_game_folder_removes_none(tmp_path):
     (build / "x" / RECORD).write_text(json.dumps({"../../precious.pdf": entry, "/etc/hostname": entry}))
     assert replace_earlier(build, "x", Selection("en", ("a4",), None, ""), {}) == []
     assert (tmp_path / "precious.pdf").read_bytes() == b"keep"
+
+
+def test_a_language_dropped_takes_its_files_with_it_at_the_next_build_of_every_edition(tmp_path):
+    from tests.test_designer_loop import in_english_words
+    project = tmp_path / "demo"
+    assert pnp(project, "new", "demo").exit_code == 0
+    game = project / "cards/demo/game.yaml"
+    game.write_text(game.read_text().replace("language: en\n", "languages: [en, zh-Hans]\n"))
+    assert pnp(project, "translate", "demo", "--lang", "zh-Hans").exit_code == 0
+    in_english_words(project / "cards/demo/i18n/zh-Hans.yaml")
+    (project / "cards/demo/rulebook/zh-Hans.md").write_text("# {{ game.title }}\n\n{{ derived.goal }}\n")
+    built = pnp(project, "build", "demo", "--players", "2", "--paper", "a4")
+    assert built.exit_code == 0, built.output
+    game.write_text(game.read_text().replace("languages: [en, zh-Hans]\n", "language: en\n"))
+    out = pnp(project, "build", "demo", "--players", "2", "--paper", "a4").output
+    assert out.splitlines()[-2:] == [
+        "removed what an earlier build wrote under names this one replaces: demo-2p-a4-en.json, demo-2p-a4-en.pdf, "
+        "demo-rules-a4-en.json, demo-rules-a4-en.pdf",
+        "removed what an earlier build wrote for a language the game no longer has: demo-2p-a4-zh-Hans.json, "
+        "demo-2p-a4-zh-Hans.pdf, demo-rules-a4-zh-Hans.json, demo-rules-a4-zh-Hans.pdf"], out
+    assert sorted(p.name for p in (project / "build/demo").glob("*.pdf")) == ["demo-2p-a4.pdf", "demo-rules-a4.pdf"]

@@ -19,6 +19,7 @@ from generator.source.assets import Assets
 from generator.source.load import game_languages
 from generator.commands.proofs import proof_cards
 from generator.geometry import PAPERS
+from generator.sheets import written as written_record
 from generator.sheets.kit import JustWritten, build_game
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
@@ -177,6 +178,10 @@ class Watcher:
                     self.say(str(problem))
                 self.say(f"{game_id}: not rebuilt; the previous files are unchanged")
                 continue
+            if not self.lang:           # every edition built: the files of one the game no longer has go
+                removed = written_record.drop_languages(self.project.build, game_id, self.languages(game_id))
+                if removed:
+                    self.say(written_record.summary(removed, written_record.DROPPED))
             stamp.record(self.project.root, game_id, written, inputs, {**(just.read if just else {}), **log.files})
             fresh = list(dict.fromkeys(drawn + fresh))
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")

@@ -59,9 +59,21 @@ def replace_earlier(build: Path, game_id: str, selection: Selection, written: di
     """Record `written` ({file relative to build/<game>/: its entry}) and remove the files an earlier
     build recorded under a selection this one covers that it did not write again; return those removed
     (relative names, sorted)."""
+    return _remove(build, game_id, written,
+                   lambda name, entry: name not in written and selection.covers(entry))
+
+
+def drop_languages(build: Path, game_id: str, languages: list[str]) -> list[str]:
+    """After a build of every edition: remove the files recorded for a language the game no longer
+    has (its edition dropped or renamed); return those removed."""
+    return _remove(build, game_id, {},
+                   lambda name, entry: isinstance(entry, dict) and entry.get("language") not in languages)
+
+
+def _remove(build: Path, game_id: str, written: dict[str, dict], doomed) -> list[str]:
     folder = build / game_id
     record = _read(folder / RECORD)
-    stale = sorted(name for name, entry in record.items() if name not in written and selection.covers(entry))
+    stale = sorted(name for name, entry in record.items() if doomed(name, entry))
     by_folder: dict[Path, set[str]] = {}
     for name in stale:
         path = folder / name
@@ -97,11 +109,15 @@ def _inside(name: str) -> bool:
         and not any(part.startswith(".") for part in path.parts)
 
 
-def summary(removed: list[str]) -> str:
+REPLACED = "under names this one replaces"
+DROPPED = "for a language the game no longer has"
+
+
+def summary(removed: list[str], why: str = REPLACED) -> str:
     """One line: the files removed, a -cut/ folder's files counted."""
     shown: dict[str, int] = {}
     for name in removed:
         top = name.split("/", 1)[0] + ("/" if "/" in name else "")
         shown[top] = shown.get(top, 0) + 1
     parts = [f"{top} ({n} files)" if top.endswith("/") and n > 1 else top for top, n in shown.items()]
-    return f"removed what an earlier build wrote under names this one replaces: {', '.join(parts)}"
+    return f"removed what an earlier build wrote {why}: {', '.join(parts)}"

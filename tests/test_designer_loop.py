@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -155,13 +156,13 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
     two_languages(demo)
     result = pnp(demo, "translate", "demo", "--lang", "fr")
     assert result.exit_code == 0, result.output
-    assert result.output == ("wrote cards/demo/i18n/fr.yaml (30 new entries, 31 to translate, 0 to review)\n"
+    assert result.output == ("wrote cards/demo/i18n/fr.yaml (33 new entries, 34 to translate, 0 to review)\n"
                              "wrote cards/demo/rulebook/fr.md (the en rulebook, to translate in place)\n")
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
     assert "    spark:\n      # **Draw** 1 card.\n      effect:\n      # Spark\n      name:\n" in text
     assert "text:\n  Demo · Score board:\n  First to {{ derived.goal }} points wins:\n" in text
     listed = pnp(demo, "list", "demo")
-    assert "  language fr: 0/16 card texts, 0/13 strings\n" in listed.output
+    assert "  language fr: 0/16 card texts, 0/16 strings\n" in listed.output
     result = pnp(demo, "validate", "demo", "--lang", "fr")
     assert result.exit_code == 1
     assert ("cards/demo/cards.yaml:16: card 'actions/spark': name: no fr translation "
@@ -176,14 +177,14 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
     fill(demo)
     valid = pnp(demo, "validate", "demo", "--lang", "fr")
-    assert valid.output == "demo: fr: 16/16 card texts, 13/13 strings\ndemo (fr): valid (0 notes)\n", valid.output
-    assert "  language fr: 16/16 card texts, 13/13 strings\n" in pnp(demo, "list", "demo").output
+    assert valid.output == "demo: fr: 16/16 card texts, 16/16 strings\ndemo (fr): valid (0 notes)\n", valid.output
+    assert "  language fr: 16/16 card texts, 16/16 strings\n" in pnp(demo, "list", "demo").output
     edit(demo, "cards.yaml", "name: Spark,", "name: Flare,")
     before = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
     assert before.exit_code == 0
     assert (": note: review cards.actions.spark.name: its source text changed since it was translated (run "
             "./pnp translate demo --lang fr to list it under review:)") in before.output
-    assert "demo: fr: 16/16 card texts, 13/13 strings, 1 to review\n" in before.output
+    assert "demo: fr: 16/16 card texts, 16/16 strings, 1 to review\n" in before.output
     again = pnp(demo, "translate", "demo", "--lang", "fr")
     assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 1 to review)\n"
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
@@ -194,7 +195,7 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert line == (f"cards/demo/i18n/fr.yaml:{text.splitlines().index('  - cards.actions.spark.name') + 1}: note: "
                     "review cards.actions.spark.name: its source text changed since it was translated; check the "
                     "translation, then delete this line")
-    assert "demo: fr: 16/16 card texts, 13/13 strings, 1 to review" in after.output
+    assert "demo: fr: 16/16 card texts, 16/16 strings, 1 to review" in after.output
     path = demo / "cards/demo/i18n/fr.yaml"
     path.write_text(text.replace("  - cards.actions.spark.name\n", ""), encoding="utf-8")     # checked
     assert "0 to review" not in pnp(demo, "validate", "demo", "--lang", "fr").output
@@ -503,7 +504,8 @@ def test_the_changelog_names_this_version_and_every_game_key():
     from tests.conftest import ROOT
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"] == __version__
-    releases = [line.split("]")[0][4:] for line in text.splitlines() if line.startswith("## [")]
+    releases = [line.split("]")[0][4:] for line in text.splitlines() if line.startswith("## [")
+                and line != "## [Unreleased]"]           # what the next version holds, on top
     assert releases[0] == __version__ and "https://keepachangelog.com" in text
     for model in (GameSpec, DeckSpec, CatalogueFile, TuckBoxSpec, RulebookSpec, FieldSpec):
         assert not [key for key in model.model_fields if f"`{key}" not in text and f" {key}" not in text], model
@@ -544,3 +546,97 @@ def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
     after = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert after["text"] == before["text"] and after["decks"] == before["decks"] and after["title"] == before["title"]
     assert "  # Not in the data as ./pnp translate reads it" in path.read_text(encoding="utf-8")
+
+
+SHIPPED = ("cephiro-pillar", "reverse-wizard", "seven-nights")
+
+
+@pytest.mark.parametrize("game_id", SHIPPED)
+def test_a_shipped_catalogue_records_the_source_of_every_entry_and_none_is_stale(game_id):
+    """Each shipped catalogue is as `pnp translate` keeps it: `sources:` records every keyed entry's
+    source text, none differs from the data, and the command run again writes the same bytes (the
+    translator's glossary on top kept)."""
+    from generator.check.translations import review_notes, template_strings
+    from generator.source.catalogue import entries, notes, render, updated
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    from tests.conftest import ROOT
+    project = Project.at(ROOT)
+    path = ROOT / "cards" / game_id / "i18n/en.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    source = load_game(project, game_id, rules=False)
+    literals = template_strings(project, source)
+    keyed = {e.name for e in entries(source, literals, "en") if e.key[0] != "text"}
+    assert keyed and set(raw["sources"]) == keyed and raw["review"] == []
+    assert review_notes(project, load_game(project, game_id, "en", rules=False)) == []
+    command = f"./pnp translate {game_id} --lang en"
+    merged = updated(raw, "en", source, literals)
+    text = path.read_text(encoding="utf-8")
+    assert "Glossary" in text and render(merged.catalogue, source, entries(source, literals, "en"), command,
+                                         merged.kept, notes(text, source, "en", command)) == text
+
+
+def test_a_shipped_cards_chinese_text_edited_makes_validate_name_its_english_entry_out_of_date(tmp_path):
+    from tests.conftest import make_project
+    project = make_project(tmp_path / "p", ["seven-nights"])
+    path = project / "cards/seven-nights/guards.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("name: 弓手,", "name: 神弓手,"), encoding="utf-8")
+    result = pnp(project, "validate", "seven-nights", "--lang", "en", "--verbose")
+    assert result.exit_code == 0, result.output
+    catalogue = (project / "cards/seven-nights/i18n/en.yaml").read_text(encoding="utf-8").splitlines()
+    line = catalogue.index("  cards.guards.archer.name: " + yaml.safe_load(
+        "\n".join(catalogue[catalogue.index("sources:"):]))["sources"]["cards.guards.archer.name"]) + 1
+    assert [n for n in lines(result) if "note:" in n] == [
+        f"cards/seven-nights/i18n/en.yaml:{line}: note: review cards.guards.archer.name: its source text changed "
+        "since it was translated (run ./pnp translate seven-nights --lang en to list it under review:)"]
+
+
+
+# --- a scaffold a second language can translate -----------------------------------------------------
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def in_english_words(path: Path) -> None:
+    """A translator's work in English words only: each empty entry of the catalogue (a key with nothing
+    under it) given "Word" and the placeholders and expressions of its source (the comment above it;
+    under text:, the key itself); the keywords two English words."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for index, line in enumerate(lines):
+        key = re.fullmatch(r"(\s*)(.+?):\s*", line)
+        after = next((n for n in lines[index + 1:] if n.strip() and not n.lstrip().startswith("#")), "")
+        if key and not line.lstrip().startswith("#") and _indent(after) <= _indent(line) \
+                and key.group(2) not in ("review", "sources"):
+            above = lines[index - 1].strip()
+            source = above[2:] if above.startswith("# ") else key.group(2)
+            marks = re.findall(r"\{\{.*?\}\}|\{\w+\}", source)
+            line += " [Draw, Score]" if key.group(2) == "keywords" else " " + json.dumps(" ".join(["Word", *marks]))
+        out.append(line)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_english_added_to_a_chinese_scaffold_prints_no_chinese_on_its_cards(tmp_path):
+    """Every fixed word of the zh-Hans scaffold's templates is in _(): `pnp translate` asks for it, and
+    once each entry is translated the English cards carry no Chinese character (read back from the PDF's
+    card pages)."""
+    project = tmp_path / "zh-project"
+    assert pnp(project, "new", "demo", "--lang", "zh-Hans").exit_code == 0
+    edit(project, "game.yaml", "language: zh-Hans\n", "languages: [zh-Hans, en]\n")
+    assert pnp(project, "translate", "demo", "--lang", "en").exit_code == 0
+    in_english_words(project / "cards/demo/i18n/en.yaml")
+    (project / "cards/demo/rulebook/en.md").write_text("# {{ game.title }}\n\nFirst to {{ derived.goal }} points.\n",
+                                                      encoding="utf-8")
+    result = pnp(project, "build", "demo", "--lang", "en", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    pack = project / "build/demo/demo-2p-a4-en"
+    pages = [p["number"] for p in json.loads(pack.with_suffix(".json").read_text())["pages"]
+             if p["role"].startswith("cards")]
+    texts = [subprocess.run(["pdftotext", "-f", str(n), "-l", str(n), f"{pack}.pdf", "-"], capture_output=True,
+                            text=True, check=True).stdout for n in pages]
+    assert len(texts) >= 3 and "1. Word 3\n" in "".join(texts)        # the reference card, its number kept
+    assert [CJK.findall(text) for text in texts] == [[]] * len(texts)

@@ -330,8 +330,9 @@ def test_watch_rereads_a_pnp_toml_made_later_and_sees_files_read_outside_the_gam
     try:
         _read_until(proc, "watching", lines)
         (project / "pnp.toml").write_text('[print]\nduplex = "short"\n')      # there was none
-        line = _read_until(proc, "rebuilt", lines)
-        assert "build/inputs/inputs-2p-a4-short.pdf" in line and "0 faces re-rendered" in line
+        assert "build/inputs/inputs-2p-a4-short.pdf" in _read_until(proc, "ready in", lines)
+        line = _read_until(proc, "rebuilt", lines)          # the first pack was all there is: written once
+        assert line.endswith(" — 0 faces re-rendered; wrote nothing more\n"), line
         _replace(project / "shared/prices.yaml", "bonus: 3", "bonus: 4")      # read by rules.py via ../
         line = _read_until(proc, "rebuilt", lines)
         assert "1 face re-rendered: people/mayor (face)" in line

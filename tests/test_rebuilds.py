@@ -413,9 +413,11 @@ def test_watch_rebuilds_on_save_and_says_what(tmp_path):
         _read_until(proc, "watching", lines)
         path = project / "cards/cephiro-pillar/trials.yaml"
         path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
+        ready = _read_until(proc, "ready in", lines)          # the pack looked at, first
+        assert "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in ready
         line = _read_until(proc, "rebuilt", lines)
         assert "1 face re-rendered: trials/spirit-forest (face)" in line
-        assert "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in line
+        assert "cephiro-pillar-2p-a4-en.pdf" in line and "2p-a4-zh-Hans.pdf" not in line     # written once
         path.write_text(path.read_text(encoding="utf-8") + "\n  - {id: [\n", encoding="utf-8")
         problem = _read_until(proc, "trials.yaml", lines)
         assert problem.startswith("cards/cephiro-pillar/trials.yaml:")

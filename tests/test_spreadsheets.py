@@ -57,21 +57,39 @@ def test_an_unknown_column_is_named_once_with_the_accepted_ones(game):
     _sheet(game, "goods.csv", "id,name,value,colour,copies\nsalt,Salt,1,red,1\nsilk,Silk,3,red,1\njade,Jade,5,,1\n")
     result = pnp(game, "validate", "inputs")
     assert result.exit_code == 1
-    assert result.output.count("unknown column 'colour'") == 1
-    assert ("cards/inputs/goods.csv:1:colour: unknown column 'colour' (hint: goods cards take: copies, id, name, "
+    assert result.output.count('unknown column "colour"') == 1
+    assert ('cards/inputs/goods.csv:1: unknown column "colour" (hint: goods cards take: copies, id, name, '
             "source, value)") in result.output
 
 
-def test_a_misspelt_column_is_two_lines_at_the_header_not_one_a_row(game):
-    """`prcie` for `value`: the unknown column and the required field without a column, each
-    once at the header; no 'required key is missing' for every row."""
+def test_a_misspelt_column_is_one_line_at_the_header_naming_the_field_meant(game):
+    """`vaule` for `value`: once at the header, with the field it is likely meant for; neither "no column
+    'value'" nor 'required key is missing' for every row."""
     _sheet(game, "goods.csv", "id,name,vaule,copies\nsalt,Salt,1,1\nsilk,Silk,3,1\njade,Jade,5,1\n")
     result = pnp(game, "validate", "inputs")
     assert result.exit_code == 1
-    take = "(hint: goods cards take: copies, id, name, source, value)"
+    assert result.output.strip().splitlines() == ['cards/inputs/goods.csv:1: unknown column "vaule" — did you mean '
+                                                  '"value"?']
+
+
+def test_a_misspelt_translation_column_names_the_text_field_meant(game):
+    _sheet(game, "goods.csv", "id,nmae,value,copies,nmae@fr\nsalt,Salt,1,1,Sel\nsilk,Silk,3,1,Soie\n"
+                              "jade,Jade,5,1,Jade\n")
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        f"cards/inputs/goods.csv:1:vaule: unknown column 'vaule' {take}",
-        f"cards/inputs/goods.csv:1: no column 'value' (a required field) {take}"]
+        'cards/inputs/goods.csv:1: unknown column "nmae" — did you mean "name"?',
+        'cards/inputs/goods.csv:1: unknown column "nmae@fr" — did you mean "name@fr"?']
+
+
+def test_a_misspelt_key_of_a_yaml_card_names_the_field_meant(game):
+    people = game / "cards/inputs/people.yaml"
+    people.write_text(people.read_text().replace("name: Smith", "nmae: Smith"))
+    result = pnp(game, "validate", "inputs")
+    assert result.exit_code == 1
+    line = next(n for n, text in enumerate(people.read_text().splitlines(), 1) if "nmae: Smith" in text)
+    assert f"cards/inputs/people.yaml:{line}: card 'smith': unknown key 'nmae' — did you mean 'name'?" \
+        in result.output.splitlines()
 
 
 def test_copies_per_player_count_as_columns_or_one_cell(game):

@@ -475,6 +475,11 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
                 files, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
                                       options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
                 written += files
+        if not lang:                # every edition built: the files of one the game no longer has go
+            from generator.sheets import written as written_record
+            removed = written_record.drop_languages(project.build, game_id, _languages(project, game_id))
+            if removed:
+                click.echo(written_record.summary(removed, written_record.DROPPED))
         stamp.record(project.root, game_id, written, inputs, log.files)
 
 

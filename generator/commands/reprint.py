@@ -1,13 +1,15 @@
 """`pnp reprint GAME [--since REV]`: a pack of only the cards that changed.
 
-"Changed" compares each card's face and back keys (the same content hashes the cache uses;
-see previous_keys for which) with those last printed (build/<game>/.faces.json: as each card was first
-built, or last reprinted; builds in between, to look at an edit, do not count) or of a git revision, whose
-project files are read with `git archive` into a scratch folder. Every copy of each changed
-card is printed on fresh sheets with its backs, and page 1 lists what changed.
+"Changed" compares each card's face and back looks (the hash of each side's drawn page: an engine
+upgrade that draws a card as before leaves it unchanged) with those last printed
+(build/<game>/.faces.json: as each card was first built, or last reprinted; builds in between, to look
+at an edit, do not count), or the faces' direct keys with those of a git revision, whose project files
+are read with `git archive` into a scratch folder (both made by this engine). Every copy of each
+changed card is printed on fresh sheets with its backs, and page 1 lists what changed.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import tarfile
@@ -16,8 +18,9 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.source.assets import Assets
-from generator.sheets.kit import (FACES_RECORD, check_game, faces_for, keys_by_card, mark_printed, pick_pack,
-                                  printed_key, read_record, record_key)
+from generator.sheets.kit import (FACES_RECORD, check_game, faces_for, keys_by_card, looks_by_card, mark_printed,
+                                  pick_pack, printed_key, read_record, record_key)
+from generator.render.cache import FaceCache
 from generator.source.game import Game
 from generator.errors import PnpError, Problem, abbreviate
 from generator.geometry import PAPERS
@@ -59,7 +62,11 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
                                    "build it once, or pass --since REV"))
         record = read_record(project, game_id)
         key = record_key(now) if now is not None else "cards"
-        return record.get(printed_key(key), cards)
+        printed = record.get(printed_key(key), cards)
+        looks = _as_looks(project, printed)
+        if looks != printed:        # kept as looks from now on: the face cache may be emptied
+            mark_printed(project, game_id, looks, key)
+        return looks
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
         game = check_game(old, Assets(old), game_id, lang).game
@@ -67,6 +74,22 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
         renderer = CardRenderer(old, Assets(old).edition(game.spec.language), game)
         keep = [p for p in game.packs if any(p.key == q.key for q in packs)] or list(game.packs)
         return keys_by_card(faces_for(game, renderer, keep))
+
+
+def _as_looks(project: Project, printed: dict) -> dict:
+    """A record written before it kept looks holds each side's face key (40 hex digits): the look is
+    then the hash of that face's entry in the face cache, while it is there (else the side counts as
+    changed, as it did then)."""
+    cache = FaceCache(project)
+
+    def look(value):
+        if not (isinstance(value, str) and len(value) == 40):
+            return value
+        try:
+            return hashlib.sha256(cache.path(value).read_bytes()).hexdigest()
+        except (OSError, ValueError):
+            return value
+    return {uid: {side: look(v) for side, v in sides.items()} for uid, sides in printed.items()}
 
 
 def verified_revision(project: Project, revision: str) -> str:
@@ -122,7 +145,9 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         # counts): the faces are resolved against the cache, or rendered, to compare the same.
         # A revision's faces are compared by their direct keys, known without rendering either side.
         rendered = renderer.render(list(faces.values()), jobs=jobs)
-    now = keys_by_card(faces)
+    # Against what was printed: each side's look (a face's key holds the engine's fingerprint). Against
+    # a revision: the direct keys, both made now by this engine.
+    now = looks_by_card(faces, rendered) if rendered is not None else keys_by_card(faces)
     before = previous_keys(project, assets, game_id, since, [pack], game)
     changes = []
     for uid, sides in now.items():

@@ -10,7 +10,7 @@ from pathlib import Path
 from generator.atomic import write_atomic
 from generator.check.translations import template_strings
 from generator.errors import PnpError, Problem
-from generator.source.catalogue import entries, render, updated
+from generator.source.catalogue import entries, notes, render, updated
 from generator.source.load import load_game
 from generator.source.project import Project
 from generator.source.words import count
@@ -32,8 +32,9 @@ def translate(project: Project, game_id: str, lang: str, say=print) -> list[str]
     old = load_yaml(path, display) if path.is_file() else {}
     literals = template_strings(project, game)
     merged = updated(old if isinstance(old, dict) else {}, lang, game, literals)
-    text = render(merged.catalogue, game, entries(game, literals, lang), f"./pnp translate {game_id} --lang {lang}",
-                  merged.kept)
+    command = f"./pnp translate {game_id} --lang {lang}"
+    own = notes(path.read_text(encoding="utf-8"), game, lang, command) if path.is_file() else []
+    text = render(merged.catalogue, game, entries(game, literals, lang), command, merged.kept, own)
     path.parent.mkdir(exist_ok=True)
     write_atomic(path, text.encode("utf-8"))
     left = sum(1 for _ in _empty(merged.catalogue))

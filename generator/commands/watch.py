@@ -19,7 +19,8 @@ from generator.source.assets import Assets
 from generator.source.load import game_languages
 from generator.commands.proofs import proof_cards
 from generator.geometry import PAPERS
-from generator.sheets.kit import build_game
+from generator.sheets import written as written_record
+from generator.sheets.kit import JustWritten, build_game
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
 from generator.source.project import Project
@@ -113,24 +114,28 @@ class Watcher:
         from generator.source.load import load_game
         return min(p.players for p in load_game(self.project, game_id, rules=False).packs if not p.optional)
 
-    def look_first(self, game_id: str, first: tuple[int, str, str]) -> list[str]:
+    def look_first(self, game_id: str, first: tuple[int, str, str]) -> tuple[list[str], JustWritten | None]:
         """The pack the designer looks at, and a proof (--only) of each card it drew anew: said
-        at once, built before the rest. A mistake in the data is said here, once, by the rest."""
+        at once, built before the rest. A mistake in the data is said here, once, by the rest.
+        Returns the faces drawn anew (the rest finds them in the cache) and the pack written (the
+        rest leaves it as it is while nothing it read changes)."""
         players, paper, lang = first
         started = time.perf_counter()
         edition = f" ({lang})" if len(game_languages(self.project, game_id)) > 1 else ""
         self.say(f"{game_id}: changed; rebuilding the {players}p {paper} pack{edition} first, then the rest")
         try:
             assets = Assets(self.project)
-            files, fresh = build_game(self.project, assets, game_id, [players], [paper], say=lambda line: None,
-                                      options=self.options, jobs=self.jobs, lang=lang)
+            with reads.recording() as log:
+                files, fresh = build_game(self.project, assets, game_id, [players], [paper], say=lambda line: None,
+                                          options=self.options, jobs=self.jobs, lang=lang)
+            just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files))
             cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
             proofs = proof_cards(self.project, assets, game_id, cards, self.jobs, lang)[0] if cards else []
         except PnpError:
-            return []
+            return [], None
         self.say(f"{game_id}: {players}p {paper}{edition} ready in {time.perf_counter() - started:.2f} s — wrote "
                  f"{', '.join(files + proofs)}")
-        return fresh          # the faces drawn anew: the rest finds them in the cache
+        return fresh, just
 
     def reread_settings(self) -> bool:
         """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
@@ -154,9 +159,9 @@ class Watcher:
                 self.say(f"{game_id}: up to date")
                 continue
             first = self.first(game_id) if changed else None
-            drawn = []
+            drawn, just = [], None
             if first:
-                drawn = self.look_first(game_id, first)
+                drawn, just = self.look_first(game_id, first)
             else:
                 self.say(f"{game_id}: building every pack{'' if changed else ' before the watch starts'} …")
             try:
@@ -166,18 +171,25 @@ class Watcher:
                     for lang in self.languages(game_id):      # every language, as pnp build
                         files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
                                                   say=lambda line: None, options=self.options, jobs=self.jobs,
-                                                  lang=lang)
+                                                  lang=lang, just=just)
                         written, fresh = written + files, fresh + faces
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
                 self.say(f"{game_id}: not rebuilt; the previous files are unchanged")
                 continue
-            stamp.record(self.project.root, game_id, written, inputs, log.files)
+            if not self.lang:           # every edition built: the files of one the game no longer has go
+                removed = written_record.drop_languages(self.project.build, game_id, self.languages(game_id))
+                if removed:
+                    self.say(written_record.summary(removed, written_record.DROPPED))
+            stamp.record(self.project.root, game_id, written, inputs, {**(just.read if just else {}), **log.files})
             fresh = list(dict.fromkeys(drawn + fresh))
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
+            first_files = {Path(f).with_suffix("").as_posix() for f in just.files} if just else set()
+            rest = [f for f in written if Path(f).with_suffix("").as_posix() not in first_files]  # said above
             self.say(f"{game_id}: {'the rest ' if first else ''}rebuilt in {time.perf_counter() - started:.2f} s — "
-                     f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; wrote {', '.join(written)}")
+                     f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; "
+                     f"wrote {', '.join(rest) or 'nothing more'}")
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch

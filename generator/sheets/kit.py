@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -16,9 +17,10 @@ from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, check_pack, write_pack, written_files
+from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.pack_store import PackStore, key_of
 from generator.sheets.rules_file import build_rules, rules_name
+from generator.sheets import written as written_record
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
 from generator.render.art import MIN_DPI
@@ -124,8 +126,20 @@ def keys_by_card(faces: dict) -> dict[str, dict[str, str]]:
     return out
 
 
+def looks_by_card(faces: dict, rendered) -> dict[str, dict[str, str]]:
+    """{"deck/card": {"face": look, "back": look}}: a side's look is the sha256 of its drawn page (the
+    canonical PDF the face cache keeps), not its key. A key holds the engine's fingerprint, so an
+    engine upgrade that draws every card as before would list every card as changed; a change that
+    does draw a card otherwise changes its look."""
+    out: dict[str, dict[str, str]] = {}
+    for (deck, card, side), face in faces.items():
+        out.setdefault(f"{deck}/{card}", {})[side] = rendered.stored[rendered.key_of(face)]
+    return out
+
+
 def read_record(project: Project, game_id: str) -> dict:
-    """{"cards": {uid: {side: face key}}, "packs": [player counts built]} of the builds so far."""
+    """{"cards": {uid: {side: look}}, "packs": [player counts built]} of the builds so far (a record
+    written before looks holds face keys: see reprint.previous_keys)."""
     path = project.build / game_id / FACES_RECORD
     try:
         record = read_json(path)
@@ -150,7 +164,7 @@ def record_key(game: Game) -> str:
     return "cards" if game.is_source else f"cards-{game.language}"
 
 
-def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
+def record_faces(project: Project, game: Game, looks: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
     tell what changed since, in the pack the designer printed. "printed" keeps each card as
     it was first built (or last reprinted): a designer builds again to look at an edit, and
@@ -164,7 +178,7 @@ def record_faces(project: Project, game: Game, faces: dict, packs) -> None:
     new = key not in record or printed_key(key) not in record
     cards = record.setdefault(key, {})
     printed = record.setdefault(printed_key(key), dict(cards))
-    for uid, sides in keys_by_card(faces).items():
+    for uid, sides in looks.items():
         known = cards.setdefault(uid, {})
         for side, face in sides.items():
             if side not in known:
@@ -221,7 +235,7 @@ def _rules(project: Project, game: Game, assets: Assets, rulebook: RulebookRende
     title = rulebook._("Rulebook")
     store = PackStore(project)
     files = []
-    for paper in papers or list(PAPERS):
+    for paper in papers:
         key = key_of(assets, {"rules": rules_name(game, paper), "title": title, "game": plain(game.spec),
                               "pages": pages.key})
         taken = store.take(key)
@@ -286,24 +300,53 @@ class Gathered:
     rules: list                 # (paper, PDF, manifest) of the standalone rulebook
     ahead: tuple | None = None  # the first pack, imposed while faces still rendered
     notes: list[Problem] = field(default_factory=list)      # the edition's notes (claims resolved)
+    skip: frozenset = frozenset()   # (players, paper) of standard packs written just now (JustWritten)
+
+    def to_make(self) -> list[tuple]:
+        """(pack, paper) of every pack and paper to make, in build order."""
+        return [(pack, paper) for pack in self.packs for paper in self.papers
+                if pack.optional or (pack.players, paper) not in self.skip]
 
     def packs_made(self):
-        """(pack, paper, PDF bytes, manifest) for every pack and paper, in build order."""
-        for pack in self.packs:
-            for paper in self.papers:
-                if self.ahead is not None:
-                    (pdf, manifest), self.ahead = self.ahead, None
-                else:
-                    pdf, manifest = self.builder.build(pack, paper)
-                yield pack, paper, pdf, manifest
+        """(pack, paper, PDF bytes, manifest) for every pack and paper to make, in build order."""
+        for pack, paper in self.to_make():
+            if self.ahead is not None:
+                (pdf, manifest), self.ahead = self.ahead, None
+            else:
+                pdf, manifest = self.builder.build(pack, paper)
+            yield pack, paper, pdf, manifest
+
+
+@dataclass(frozen=True)
+class JustWritten:
+    """Packs of one edition a build wrote a moment ago, with every file it read (and its hash) and
+    the files it wrote: `pnp watch` writes the pack the designer looks at first, then the rest of the
+    edition without it (and without the rulebook of its paper), while every file read is unchanged."""
+    language: str
+    options: PrintOptions
+    packs: frozenset            # (players, paper)
+    read: dict                  # absolute path -> sha256, as reads.ReadLog has it
+    files: tuple = ()           # the files it wrote, as build_game returns them
+
+    def holds(self, game: Game, options: PrintOptions) -> bool:
+        """Whether these packs are what a build of `game` with `options` would write now."""
+        from generator.filehash import file_hash
+        if game.language != self.language or options != self.options:
+            return False
+        try:
+            return all(file_hash(Path(path)) == sha for path, sha in self.read.items())
+        except OSError:
+            return False
 
 
 def gather(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
            papers: list[str] | None = None, say: Callable[[str], None] = print,
            options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
-           lang: str | None = None, templates: bool = False, game: Game | None = None) -> Gathered:
+           lang: str | None = None, templates: bool = False, game: Game | None = None,
+           skip: frozenset = frozenset()) -> Gathered:
     """Check one edition (loaded here, or `game` as build_game loaded it) and make all it prints,
-    writing nothing (see Gathered)."""
+    writing nothing (see Gathered); `skip`: the (players, paper) of packs not to make, nor the
+    rulebook of their paper (written just now)."""
     checked = check_loaded(project, assets, game or load_game(project, game_id, lang), templates)
     game = checked.game
     assets = assets.edition(game.spec.language)
@@ -319,20 +362,23 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
     try:
         rulebook = RulebookRenderer(project, assets, game, renderer)
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
-        rules = _rules(project, game, assets, rulebook, papers)
+        paper_list = papers or list(PAPERS)
+        rules = _rules(project, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}])
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)
         if rendered.pending:
             builder.info.prepare()  # while the first faces are drawn: page 1's template and fonts
-        paper_list = papers or list(PAPERS)
-        ahead = builder.build(packs[0], paper_list[0]) if packs else None    # imposed while faces still render
+        made = Gathered(game, label, packs, paper_list, faces, rendered, builder, rules, None, checked.notes,
+                        frozenset(skip))
+        todo = made.to_make()
+        made.ahead = builder.build(*todo[0]) if todo else None       # imposed while faces still render
         rendered.finish()
     except PnpError:
         rendered.finish()           # a face that cannot be drawn is the problem reported, as before
         raise
     finally:
         rendered.close()
-    return Gathered(game, label, packs, paper_list, faces, rendered, builder, rules, ahead, checked.notes)
+    return made
 
 
 def edition_label(game: Game) -> str:
@@ -360,10 +406,12 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
 def build_game(project: Project, assets: Assets, game_id: str, players: list[int] | None = None,
                papers: list[str] | None = None, say: Callable[[str], None] = print,
                options: PrintOptions = PrintOptions(), jobs: int = 1, progress=None,
-               lang: str | None = None) -> tuple[list[str], list[str]]:
+               lang: str | None = None, just: JustWritten | None = None) -> tuple[list[str], list[str]]:
     """Build the packs of one edition (default: the source language); return the files
     written and the faces rendered (not from the cache). An edition whose inputs are those of
-    its last build, and whose files are as that build wrote them, is up to date: nothing runs."""
+    its last build, and whose files are as that build wrote them, is up to date: nothing runs.
+    `just`: packs of this edition written a moment ago, made again only if a file they read changed
+    since (their files are returned as written by this build)."""
     game = load_game(project, game_id, lang)
     # The derived numbers are part of what the edition prints, and an edition's come from the source
     # language's data (a rule may read a number out of a card's text): made first. If derive()
@@ -375,10 +423,13 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     if kept is not None:
         say(f"{edition_label(game)}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
         return kept, []
+    skip = just.packs if just is not None and just.holds(game, options) else frozenset()
     with reads.recording() as log:
-        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress)
+        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress, skip)
+    read = {**just.read, **log.files} if skip else log.files
+    written = list(just.files) + written if skip else written
     if inputs:
-        stamp.record_edition(project.root, game_id, game.language, written, inputs, log.files)
+        stamp.record_edition(project.root, game_id, game.language, written, inputs, read)
     return written, fresh
 
 
@@ -399,14 +450,17 @@ def edition_data(game: Game, settings: dict) -> bytes:
 
 
 def _write_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
-                   jobs: int, progress) -> tuple[list[str], list[str]]:
-    """The second half of a build: gather, then write each pack and rulebook once it passes preflight."""
-    made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game)
+                   jobs: int, progress, skip: frozenset = frozenset()) -> tuple[list[str], list[str]]:
+    """The second half of a build: gather, then write each pack and rulebook once it passes preflight
+    (but those of `skip`, written just now: see JustWritten)."""
+    made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game, skip=skip)
     game, faces, rendered, builder = made.game, made.faces, made.rendered, made.builder
     sweep_stale(project.build / game.id, project.build)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
-    written = []
+    written, recorded = [], {}
+    selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
+                                         written_record.variant(options), frozenset(skip))
     for pack, paper, pdf, manifest in made.packs_made():
         try:
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
@@ -424,6 +478,8 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
             f"preflight ok{warned})")
         written += written_files(project, path, manifest)
+        entry = selection.entry(pack.players, pack.optional, paper)
+        recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     store = PackStore(project)
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
@@ -433,6 +489,11 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
+        recorded.update(dict.fromkeys(own_files(rules_name(game, rules.paper), rules.manifest),
+                                      selection.entry(None, False, rules.paper)))
+    removed = written_record.replace_earlier(project.build, game.id, selection, recorded)
+    if removed:
+        say(written_record.summary(removed))
     if not options.ink_saver:
-        record_faces(project, game, faces, made.packs)
+        record_faces(project, game, looks_by_card(faces, rendered), made.packs)
     return written, rendered.fresh

@@ -440,6 +440,11 @@ def _drop_old_cut_files(project: Project, folder, keep: list[str]) -> None:
     remove_outputs(folder, project.build, lambda old: old.name not in keep and old.suffix in (".svg", ".dxf"))
 
 
+def own_files(name: str, manifest: dict) -> list[str]:
+    """The files write_pack writes for a pack named `name`, relative to build/<game>/."""
+    return [f"{name}.pdf", f"{name}.json"] + [f"{name}-cut/{file}" for file in cut_file_names(manifest)]
+
+
 def written_files(project: Project, pdf_path: str, manifest: dict) -> list[str]:
     """The pack and the cut files beside it, as the stamp records them."""
     cut = Path(pdf_path).with_suffix("").as_posix() + "-cut"

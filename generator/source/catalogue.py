@@ -64,8 +64,9 @@ def entries(game: Game, literals: list[str], lang: str | None = None) -> list[En
     texts += [v for v in (getattr(spec, "description", None), getattr(spec, "source", None)) if v]   # page 1, site
     texts += [v for p in spec.packs for v in (p.variant, p.name) if v]
     texts += [v for d in game.decks.values() for f in d.spec.fields.values() for v in (f.values or [])]
-    kinds = {t: {n for n, f in game.files[rows[0].file]["table"].get("fields", {}).items()
-                 if f.get("type") in ("text", "rich")} for t, rows in game.tables.items()}
+    # a list, in the table's order: a set's order changes from run to run (hash randomisation)
+    kinds = {t: [n for n, f in game.files[rows[0].file]["table"].get("fields", {}).items()
+                 if f.get("type") in ("text", "rich")] for t, rows in game.tables.items()}
     texts += [row.fields[n] for t, rows in game.tables.items() for row in rows for n in kinds[t] if n in row.fields]
     out += [Entry(("text", t), t) for t in dict.fromkeys(texts) if wanted(t)]
     return out
@@ -149,15 +150,36 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     return Merged(new, added, new["review"], gone)
 
 
-def render(merged: dict, game: Game, wanted: list[Entry], command: str, kept: list[str] = ()) -> str:
-    """The catalogue as YAML: a header saying how it is kept, each keyed entry under a comment
-    giving its source text (a translator sees what to translate), `text:` keyed by the text."""
+def header(game: Game, lang: str, command: str) -> list[str]:
+    """The comment lines pnp puts on top of a catalogue, saying how it is kept."""
+    return ["# yaml-language-server: $schema=../../../schemas/i18n.schema.json",
+            f"# {game.spec.title}: the {lang} text, kept up by `{command}`.",
+            "# Fill in each empty entry (empty: not translated yet; the source text is in the comment above it).",
+            "# `review:` lists entries whose source text changed since they were translated: check each, then",
+            "# delete its line. `sources:` is pnp's record of what each entry was translated from: leave it."]
+
+
+def notes(old_text: str, game: Game, lang: str, command: str) -> list[str]:
+    """The translator's own comment lines on top of a catalogue (a glossary, say), pnp's header left
+    out: kept on top of the catalogue written again."""
+    own = header(game, lang, command)
+    lines = []
+    for line in old_text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            break
+        lines.append(line)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return [line for line in lines if line not in own and not line.startswith("# yaml-language-server:")]
+
+
+def render(merged: dict, game: Game, wanted: list[Entry], command: str, kept: list[str] = (),
+           notes: list[str] = ()) -> str:
+    """The catalogue as YAML: a header saying how it is kept (and the translator's notes), each keyed
+    entry under a comment giving its source text (a translator sees what to translate), `text:` keyed
+    by the text."""
     source = {e.key: e.source for e in wanted}
-    lines = ["# yaml-language-server: $schema=../../../schemas/i18n.schema.json",
-             f"# {game.spec.title}: the {merged['language']} text, kept up by `{command}`.",
-             "# Fill in each empty entry (empty: not translated yet; the source text is in the comment above it).",
-             "# `review:` lists entries whose source text changed since they were translated: check each, then",
-             "# delete its line. `sources:` is pnp's record of what each entry was translated from: leave it."]
+    lines = header(game, merged["language"], command) + list(notes)
     for key, value in merged.items():
         if key in ("review", "sources"):
             continue

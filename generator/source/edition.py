@@ -153,6 +153,8 @@ class Overlay:
         return spec.model_copy(update=update)
 
     def _field(self, source: str, found: str | None, loc: tuple, what: str) -> str:
+        if found is None and not needs_translation(source, self.source):
+            return source        # a Latin title in Chinese data ("Demo"): `pnp translate` asks for none either
         self.count("strings", found is not None)
         if found is None:
             self.lack(self.game_file, line_at(self.game.files[self.game_file], loc)[1], what)

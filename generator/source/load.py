@@ -24,6 +24,7 @@ from generator.source.schema import (CARD_KEYS, IMAGE_TYPES, CatalogueFile, Clai
                                      PiecesFile, TableFile, validation_problems)
 from generator.source.spreadsheet import PER_COUNT, SHEET_TYPES, TRANSLATED, SheetRow, SheetRows, cell_value, is_sheet, read_sheet
 from generator.source.files import read_regular
+from generator.source.words import closest
 from generator.source.yamlsrc import LocDict, line_at, load_yaml
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")     # schema.ID: the same rule as every other id
@@ -223,23 +224,12 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
     players = {pack.players for pack in spec.packs}
     colours = {c.id for c in spec.player_colours}
     cards, seen = [], {}
-    if isinstance(raw_cards, SheetRows):           # a spreadsheet's unknown column, once, at its header
-        for column in raw_cards.columns:
-            translated = TRANSLATED.match(column)
-            if translated and translated.group(1) not in {n for n, f in fields.items() if f.type in ("text", "rich")}:
-                texts = sorted(n for n, f in fields.items() if f.type in ("text", "rich"))
-                problems.append(Problem(raw_cards.file, raw_cards.header_line, f"column '{column}': "
-                                        f"'{translated.group(1)}' is not a text field of {owner}",
-                                        f"a translation column is a text field's name, @, a language: "
-                                        f"{', '.join(f'{n}@en' for n in texts) or 'none here'}", column=column))
-                continue
-            if column and column not in allowed and not PER_COUNT.match(column) and not translated:
-                problems.append(Problem(raw_cards.file, raw_cards.header_line, f"unknown column '{column}'",
-                                        f"{owner} {noun}s take: {', '.join(sorted(allowed))}", column=column))
-    # a required field with no column at all: once, at the header, not once a row
+    meant = _unknown_columns(owner, fields, raw_cards, allowed, noun, problems)
+    # a required field with no column at all: once, at the header, not once a row (and not when a
+    # misspelt column was just said to be meant for it)
     no_column = {name for name, field in fields.items() if field.required and field.default is None
                  and isinstance(raw_cards, SheetRows) and name not in raw_cards.columns}
-    for name in sorted(no_column):
+    for name in sorted(no_column - meant):
         problems.append(Problem(raw_cards.file, raw_cards.header_line, f"no column '{name}' (a required field)",
                                 f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
     for index, raw in enumerate(raw_cards):
@@ -278,8 +268,10 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         seen[card_id] = raw.line_of("id")
         for key in raw if not sheet else ():
             if key not in allowed:
-                problems.append(Problem(display, raw.line_of(key), f"{label}: unknown key '{key}'",
-                                        f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
+                near = closest(str(key), allowed)
+                problems.append(Problem(display, raw.line_of(key), f"{label}: unknown key '{key}'" +
+                                        (f" — did you mean '{near}'?" if near else ""),
+                                        None if near else f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
         values = {}
         for name, field in fields.items():
             if name not in raw:
@@ -302,6 +294,36 @@ def _load_cards(owner: str, fields: dict[str, FieldSpec], raw_cards, spec: GameS
         cards.append(Card(owner, card_id, values, copies, display, line, index,
                           getattr(raw, "translations", None) or {}))
     return cards
+
+
+def _unknown_columns(owner: str, fields: dict[str, FieldSpec], raw_cards, allowed: set[str], noun: str,
+                     problems: list[Problem]) -> set[str]:
+    """A spreadsheet's columns that name no field (a translation column: no text field), each once at
+    its header, with the field it is likely a misspelling of; return those fields."""
+    if not isinstance(raw_cards, SheetRows):
+        return set()
+    texts = sorted(n for n, f in fields.items() if f.type in ("text", "rich"))
+    meant = set()
+    for column in raw_cards.columns:
+        translated = TRANSLATED.match(column)
+        if translated and translated.group(1) in texts or not column or column in allowed or PER_COUNT.match(column):
+            continue
+        near = closest(translated.group(1), texts) if translated else closest(column, allowed)
+        if near:
+            if not translated:
+                meant.add(near)
+            shown = f"{near}@{translated.group(2)}" if translated else near
+            problems.append(Problem(raw_cards.file, raw_cards.header_line,
+                                    f'unknown column "{column}" — did you mean "{shown}"?'))
+        elif translated:
+            problems.append(Problem(raw_cards.file, raw_cards.header_line, f"column '{column}': "
+                                    f"'{translated.group(1)}' is not a text field of {owner}",
+                                    f"a translation column is a text field's name, @, a language: "
+                                    f"{', '.join(f'{n}@en' for n in texts) or 'none here'}", column=column))
+        else:
+            problems.append(Problem(raw_cards.file, raw_cards.header_line, f'unknown column "{column}"',
+                                    f"{owner} {noun}s take: {', '.join(sorted(allowed))}"))
+    return meant
 
 
 def _missing_picture(folder: Path, picture: str) -> str | None:

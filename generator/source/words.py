@@ -18,6 +18,12 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {_ENGLISH.ngettext(singular, plural or singular + 's', n)}"
 
 
+def closest(word: str, known) -> str | None:
+    """The known word closest to `word` (a misspelling of it), or None when none is close."""
+    close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def suggest(word: str, known) -> str:
     """" (did you mean X?)" naming the closest known word, or nothing when none is close."""
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)

@@ -1,0 +1,70 @@
+"""`pnp watch` on a save writes the pack the designer looks at first, then the rest of the packs without
+it: each pack is written once (counted at write_pack), and the watch's stamp then says "up to date"."""
+from __future__ import annotations
+
+from collections import Counter
+
+from generator.commands.watch import Watcher
+from generator.sheets import kit
+from generator.sheets.kit import JustWritten, build_game
+from generator.source.assets import Assets
+from generator.source.options import PrintOptions
+from generator.source.project import Project, isolate_fonts
+from tests.test_inputs import make
+from tests.test_written import THREE
+
+GAME = "inputs"
+PACKS = ["inputs-2p-a4", "inputs-2p-letter", "inputs-3p-a4", "inputs-3p-letter"]
+
+
+def _project(tmp_path) -> Project:
+    root = make(tmp_path / "project")
+    (root / "cards/inputs/game.yaml").write_text((root / "cards/inputs/game.yaml").read_text() + THREE)
+    project = Project.at(root)
+    isolate_fonts(project)
+    return project
+
+
+def _counting(monkeypatch) -> Counter:
+    written = Counter()
+    real = kit.write_pack
+
+    def write_pack(project, game, pack, paper, *args, **kwargs):
+        written[kwargs.get("name") or kit.pack_name(game, pack, paper, args[3] if len(args) > 3 else
+                                                      kwargs.get("options", PrintOptions()))] += 1
+        return real(project, game, pack, paper, *args, **kwargs)
+    monkeypatch.setattr(kit, "write_pack", write_pack)
+    return written
+
+
+def test_a_save_writes_the_pack_looked_at_once_and_the_rest_without_it(tmp_path, monkeypatch):
+    project = _project(tmp_path)
+    said: list[str] = []
+    watcher = Watcher(project, [GAME], None, None, PrintOptions(), 1, say=said.append)
+    watcher.rebuild([GAME], changed=False)
+    (project.build / GAME / "inputs-3p-a4.pdf").touch()           # the pack the designer looked at last
+    written = _counting(monkeypatch)
+    people = project.root / "cards/inputs/people.yaml"
+    people.write_text(people.read_text().replace("name: Smith", "name: Smyth"))
+    said.clear()
+    watcher.rebuild([GAME])
+    assert written == Counter(PACKS), (written, said)
+    assert said[0] == "inputs: changed; rebuilding the 3p a4 pack first, then the rest"
+    rest = said[-1]
+    assert rest.startswith("inputs: the rest rebuilt in ") and rest.endswith(
+        "; wrote build/inputs/inputs-2p-a4.pdf, build/inputs/inputs-2p-letter.pdf, build/inputs/inputs-3p-letter.pdf"), rest
+    assert sorted(p.stem for p in (project.build / GAME).glob("*.pdf")) == PACKS
+    said.clear()
+    watcher.rebuild([GAME])
+    assert said == ["inputs: up to date"]
+
+
+def test_the_rest_writes_the_pack_again_when_a_file_it_read_changed_since(tmp_path, monkeypatch):
+    project = _project(tmp_path)
+    assets = Assets(project)
+    files, _ = build_game(project, assets, GAME, [2], ["a4"], say=lambda _: None)
+    people = str(project.root / "cards/inputs/people.yaml")
+    written = _counting(monkeypatch)
+    stale = JustWritten("en", PrintOptions(), frozenset({(2, "a4")}), {people: "0" * 64}, tuple(files))
+    build_game(project, assets, GAME, None, ["a4"], say=lambda _: None, just=stale)
+    assert written == Counter(["inputs-2p-a4", "inputs-3p-a4"])

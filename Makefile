@@ -27,7 +27,7 @@ test: $(TESTS)
 	$(COMPILE)
 	@echo "make test: the whole test suite, for contributors to pnp (about an hour on a busy 2-core machine;"
 	@echo "           making games needs only make kit)"
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n logical --dist loadfile
 
 bench: $(TESTS)
 	$(COMPILE)

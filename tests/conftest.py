@@ -19,6 +19,7 @@ from pathlib import Path
 import pikepdf
 import pytest
 from click.testing import CliRunner
+from filelock import FileLock
 
 from generator.commands.cli import main
 
@@ -44,10 +45,14 @@ def make_project(target: Path, games: list[str] | None = None) -> Path:
     shutil.copytree(ROOT / "templates", target / "templates")
     for shared in ("fonts", "icons"):
         (target / shared).symlink_to(ROOT / shared)
+    note_source_only(target, games)
+    return target
+
+
+def note_source_only(target: Path, games: list[str]) -> None:
     sources = {_languages(target, game)[0] for game in games}
     if len(sources) == 1:
         SOURCE_ONLY[target.resolve()] = sources.pop()
-    return target
 
 
 def _languages(project: Path, game: str) -> list[str]:
@@ -104,10 +109,38 @@ def _key(pack: int | str) -> str:
 
 
 def built_game(tmp_path_factory, game: str) -> Built:
-    project = make_project(tmp_path_factory.mktemp(game), [game])
-    result = pnp(project, "build", game, every_language=True)       # the editions' tests read every language
-    assert result.exit_code == 0, result.output
+    """The game built once for the whole test run: with several test workers (`make test` runs
+    pytest-xdist), the first worker to ask builds it into the run's shared folder under a lock, and
+    the others read that build (tests only read these projects, and write exports beside them, which
+    a build writes whole or not at all)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent                  # the folder every worker of this run has in common
+    project = shared / f"shipped-{game}"
+    with FileLock(f"{project}.lock"):
+        if not (project / ".built").exists():
+            shutil.rmtree(project, ignore_errors=True)
+            make_project(project, [game])
+            result = pnp(project, "build", game, every_language=True)   # the editions' tests read every language
+            assert result.exit_code == 0, result.output
+            (project / ".built").touch()
+        else:
+            note_source_only(project, [game])
     return Built(project, game)
+
+
+def seed_store(project: Path, kits: list[Built]) -> None:
+    """Start `project`'s store (build/.cache/) with what the session's builds of `kits` drew (linked,
+    not copied: the store replaces an entry, it never writes into one). Its whole packs and preflight
+    records stay behind (a test of builds in other modes makes and checks every pack itself), and
+    fontconfig's cache, which names its project's folders."""
+    def link(source: str, target: str) -> None:
+        if not os.path.exists(target):          # an entry two games share (by its key: the same bytes)
+            os.link(source, target)
+    for kit in kits:
+        shutil.copytree(kit.project / "build" / ".cache", project / "build" / ".cache", dirs_exist_ok=True,
+                        copy_function=link,
+                        ignore=shutil.ignore_patterns("packs", "pack-records", "preflight", "fontconfig"))
 
 
 GAMES = sorted(p.parent.name for p in (ROOT / "cards").glob("*/game.yaml"))

@@ -14,7 +14,7 @@ import pytest
 from generator.geometry import Rect, back_placement, card_grid
 from generator.check.pdfread import walk
 from generator.source.schema import CARD_SIZES
-from tests.conftest import GAMES, ROOT, make_project, pnp
+from tests.conftest import GAMES, ROOT, built, make_project, pnp, seed_store
 from tests.pdfcheck import card_pages, page_text
 
 MODES = ["short", "none", "gutterfold"]
@@ -25,9 +25,11 @@ PAPER_MM = {"a4": [210.0, 297.0], "letter": [215.9, 279.4]}
 def every_mode(tmp_path_factory):
     """All shipped games, every pack, both papers, built in the three non-default duplex modes, in the
     games' source language (a mode places sheets; the English editions' text does not change where).
-    (The default, long edge, is built in every language by the session fixtures.) Each build
-    preflights itself."""
+    (The default, long edge, is built in every language by the session fixtures, whose store of
+    faces, boards and rulebook pages this project starts from: a mode imposes them, it does not draw
+    them.) Each build preflights itself."""
     project = make_project(tmp_path_factory.mktemp("modes"))
+    seed_store(project, [built(tmp_path_factory, game) for game in GAMES])
     outputs = {}
     for mode in MODES:
         outputs[mode] = ""

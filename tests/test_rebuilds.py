@@ -20,7 +20,7 @@ from generator.source.assets import Assets
 from generator.sheets.kit import build_game, check_game, faces_for
 from generator.source.project import Project, isolate_fonts
 from generator.render.cards import CardRenderer
-from tests.conftest import ROOT, make_project, pnp
+from tests.conftest import ROOT, make_project, note_source_only, pnp
 
 
 def _build(project: Path, game="cephiro-pillar", players=(2,), paper="a4", jobs=1):
@@ -49,14 +49,25 @@ def _faces(project: Path, game="cephiro-pillar", players=(2,)):
     return renderer, faces_for(checked, renderer, packs)
 
 
-@pytest.fixture
-def warm(tmp_path):
-    """A cephiro project with its own fonts (a test may change one), built once."""
-    project = make_project(tmp_path / "project", ["cephiro-pillar"])
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory):
+    """A cephiro project with its own fonts, built once for this module."""
+    project = make_project(tmp_path_factory.mktemp("warm") / "project", ["cephiro-pillar"])
     (project / "fonts").unlink()
     shutil.copytree(ROOT / "fonts", project / "fonts")
     _, fresh = _build(project)
     assert fresh, "the first build renders every face"
+    return project
+
+
+@pytest.fixture
+def warm(built_once, tmp_path):
+    """A cephiro project with its own fonts (a test may change one), built: a copy of the module's,
+    built again in its own folder (which renders nothing, and leaves the cache's index naming the
+    copied files)."""
+    project = Path(shutil.copytree(built_once, tmp_path / "project", symlinks=True))
+    note_source_only(project, ["cephiro-pillar"])
+    assert _build(project)[1] == []
     return project
 
 

@@ -56,6 +56,10 @@ def test_a_renamed_pack_replaces_the_old_file_and_leaves_every_other_one(tmp_pat
     out = _build(project, "--ink-saver")                           # a variant of its own: nothing removed
     assert "removed" not in out and "inputs-2p-a4-short.pdf" in _files(project)
 
+    out = _build(project, "--duplex", "none")      # a mode asked for once is a variant too: the project's stays
+    assert "removed" not in out
+    assert {"inputs-2p-a4-short.pdf", "inputs-2p-a4-none.pdf", "inputs-3p-a4-none.pdf"} <= _files(project)
+
 
 def test_a_second_language_replaces_the_packs_of_the_single_language_game(tmp_path):
     build = tmp_path / "build"

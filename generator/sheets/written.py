@@ -22,10 +22,12 @@ RECORD = ".written.json"
 
 def variant(options: PrintOptions) -> str:
     """The print settings a pack's name carries that make a file of its own, kept beside the default
-    one (ink saver, fit, per-deck sheets, a cutter, draft). The duplex mode is not one: a printer turns
-    sheets one way, and the file for the other way is the wrong one to print."""
-    return PrintOptions(ink_saver=options.ink_saver, fit=options.fit, sheets=options.sheets,
-                        cutter=options.cutter, draft=options.draft).suffix
+    one (ink saver, fit, per-deck sheets, a cutter, draft, and a duplex mode asked for with --duplex).
+    The project's own duplex mode (pnp.toml's) is not one: a printer turns sheets one way, and when
+    the project's mode changes, the file for the old way is the wrong one to print."""
+    own = PrintOptions(ink_saver=options.ink_saver, fit=options.fit, sheets=options.sheets,
+                       cutter=options.cutter, draft=options.draft).suffix
+    return own + (f"+duplex-{options.duplex}" if options.duplex_asked else "")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import contextlib
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.atomic import write_atomic
@@ -38,6 +38,9 @@ class PrintOptions:
     sheets: str = "shared"       # "shared": decks of one size and stock fill each other's free slots; "per-deck"
     cutter: str | None = None    # a print-then-cut machine (sheets/cutters.py): its marks, area and cut files
     draft: bool = False          # a playtest print: too-coarse art is a warning, and every page says DRAFT
+    # --duplex given for this build (not pnp.toml's printer setting): its files are kept beside the
+    # project's own mode's, as a variant's are (sheets/written.py); the pages do not depend on it
+    duplex_asked: bool = field(default=False, compare=False, repr=False)
 
     @property
     def suffix(self) -> str:
@@ -120,6 +123,7 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
     if printer and not saved and printer not in printers:
         raise PnpError(Problem(CONFIG, None, f"no printer '{printer}' in {CONFIG}",
                                "run ./pnp calibrate --printer NAME --offset X,Y first"))
+    asked = duplex is not None
     duplex = duplex or saved.get("duplex") or section.get("duplex") or "long"
     if duplex not in DUPLEX_MODES:
         raise PnpError(Problem(CONFIG, None, f"duplex {duplex!r} is not one of {', '.join(DUPLEX_MODES)}"))
@@ -133,7 +137,7 @@ def resolve(root: Path, duplex: str | None = None, back_offset: tuple[float, flo
         raise PnpError(Problem("--cutter", None, "a cutter sheet cannot be folded: use --duplex long, short or "
                                "none with --cutter"))
     return PrintOptions(duplex, (float(offset[0]), float(offset[1])), ink_saver, fit, printer, sheets=sheets,
-                        cutter=cutter, draft=draft)
+                        cutter=cutter, draft=draft, duplex_asked=asked)
 
 
 def _table(config: dict, key: str, name: str | None = None) -> dict:

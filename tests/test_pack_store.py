@@ -95,3 +95,18 @@ def test_a_damaged_entry_is_made_again(tmp_path):
     assert output.count("preflight ok") == 4
     assert _outputs(project) == first
     assert len(_kept(project)) >= 4
+
+
+def test_the_store_keeps_the_newest_packs_of_each_file(tmp_path):
+    from generator.sheets.pack_store import KEEP
+    project = _project(tmp_path / "project")
+    _build(project)
+    for n in range(KEEP + 2):                       # every edit makes the two 3-player packs anew
+        _edit(project, CARD[0], "motto: 红红火火" + "火" * n, "motto: 红红火火" + "火" * (n + 1))
+        _build(project)
+    # four files (3p and rules, two papers): the rules kept once each, the packs KEEP each
+    assert len(_kept(project)) == 2 + 2 * KEEP
+    _edit(project, CARD[0], "motto: 红红火火" + "火" * (KEEP + 2), "motto: 红红火火" + "火" * (KEEP + 1))
+    before = _kept(project)
+    _build(project)                                  # the one before: still kept, taken
+    assert _kept(project) == before

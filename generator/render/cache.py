@@ -251,6 +251,12 @@ class FaceCache:
             return None
         return data
 
+    def drop(self, direct: str) -> None:
+        """Forget a direct key: its entries and its manifest (a store that keeps only the newest)."""
+        for entry in self.entries(direct):
+            self.path(entry["key"]).unlink(missing_ok=True)
+        self._manifest(direct).unlink(missing_ok=True)
+
     def put(self, direct: str, inputs: dict[str, str], data: bytes) -> str:
         """Store a rendered face with what it read; return its key."""
         key = entry_key(direct, inputs)

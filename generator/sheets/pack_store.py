@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Callable
 
+from generator.atomic import make_room, read_record, write_record
 from generator.check.preflight import Report
 from generator.filehash import file_hash
 from generator.fingerprint import engine_fingerprint
@@ -23,6 +25,7 @@ from generator.render.cache import FaceCache
 from generator.source.project import Project
 
 PAGE_ONE = "@page-1"            # the input a pack's entry records: page 1's key in the store
+KEY = re.compile(r"[0-9a-f]{64}")
 
 
 def key_of(assets, parts: dict) -> str:
@@ -32,10 +35,14 @@ def key_of(assets, parts: dict) -> str:
     return hashlib.sha256(json.dumps(whole, sort_keys=True, ensure_ascii=False, default=repr).encode()).hexdigest()
 
 
+KEEP = 4            # packs kept per file name: an edit undone, or tried back and forth, is taken
+
+
 class PackStore:
     def __init__(self, project: Project):
         self.pdfs = FaceCache(project, "packs")
         self.records = FaceCache(project, "pack-records")
+        self.names = project.build / ".cache" / "pack-records" / "by-name"
 
     def take(self, key: str, page_one: Callable[[dict], str | None] | None = None) \
             -> tuple[bytes, dict, Report] | None:
@@ -59,3 +66,21 @@ class PackStore:
         record = {"layout": layout, "manifest": manifest, "report": vars(report)}
         self.records.put(key, {}, json.dumps(record, ensure_ascii=False).encode())     # its order is the manifest's
         self.pdfs.put(key, {PAGE_ONE: page_one} if page_one else {}, pdf)
+        self._keep_newest(manifest["file"], key)
+
+    def _keep_newest(self, name: str, key: str) -> None:
+        """The store keeps the KEEP newest packs of each file name (a pack is megabytes, and every
+        edit makes new ones): older ones are dropped."""
+        listing = self.names / f"{name}.json"
+        try:
+            keys = read_record(listing)
+            keys = [k for k in keys if isinstance(k, str) and KEY.fullmatch(k) and k != key] \
+                if isinstance(keys, list) else []
+        except (OSError, ValueError):
+            keys = []
+        keys = [key] + keys
+        for old in keys[KEEP:]:
+            self.pdfs.drop(old)
+            self.records.drop(old)
+        make_room(listing)
+        write_record(listing, keys[:KEEP])

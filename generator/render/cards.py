@@ -33,7 +33,7 @@ from generator.source.game import Card, Deck, Game
 from generator.source.project import ENGINE_TEMPLATES, Project
 from generator.render.canonical import Batch, canonical_face
 from generator.render.template_memo import ABSENT, WATCHED, TemplateMemo, Watched, code_fingerprint
-from generator.render.html import (captured_warnings, fenced_fetcher, fresh_imports, jinja_env, printed_text,
+from generator.render.html import (captured_warnings, fenced_fetcher, jinja_env, printed_text,
                                    serious_warnings)
 from generator.render.workers import worker_pool
 from generator.render.weasy import (font_config, fonts_key, weasyprint, without_font_programs,
@@ -424,7 +424,6 @@ class CardRenderer:
         for name in WATCHED:
             context[name] = Watched(context[name], name, self._watched)
         self.art.current = card           # who a too-coarse picture belongs to (templates see plain data)
-        fresh_imports(self.env)
         try:
             html = guarded(lambda: self.env.get_template(face.template).render(**context))
         except LimitError as exc:

@@ -95,6 +95,10 @@ class RecordingLoader(FileSystemLoader):
         self._candidates: dict[str, list[str]] = {}
 
     def get_source(self, environment, template):
+        # every place the name is looked for, on every look-up (the environment keeps no loaded
+        # template: jinja_env): a file added where an earlier place has none changes the render
+        for path in self.candidates(template):
+            reads.looked_up(path)
         self._bounded(template)
         try:
             source, filename, uptodate = super().get_source(environment, template)
@@ -131,27 +135,6 @@ class RecordingLoader(FileSystemLoader):
         return self._candidates[template]
 
 
-def _note_template_look_ups(env, loader: RecordingLoader) -> None:
-    """Each template a render asks for (its own, an include, an import, an extends) is noted as
-    looked up, on every render: Jinja reads a file only the first time, from its cache after."""
-    load = env._load_template
-
-    def looked_up(name, globals):
-        if isinstance(name, str):
-            for path in loader.candidates(name):
-                reads.looked_up(path)
-        return load(name, globals)
-    env._load_template = looked_up
-
-
-def fresh_imports(env) -> None:
-    """Jinja runs an imported file's top level once and keeps the result on the template, so only
-    the first face that imported it would record what that top level looked up (an include, a
-    picture): each face runs it again, for the template memo to see (render/template_memo.py)."""
-    for template in env.cache.values() if env.cache is not None else ():
-        template._module = None
-
-
 class _CompiledTemplates(BytecodeCache):
     """Templates compiled once a process, by their source's checksum: every build makes new
     environments, and `pnp watch` builds again on every save. Kept in memory only: compiled code
@@ -178,10 +161,12 @@ def jinja_env(project: Project, assets: Assets, keywords: list[str], lang: str =
     from its catalogue for `lang` (`_()` / `ngettext()`); a render of a game's template passes
     the game's own `_` (its translations) in the context, which takes precedence."""
     loader = RecordingLoader(project.template_roots())
+    # No template is kept loaded (cache_size=0): each render asks the loader again, so every file it
+    # looks up and reads is recorded for that face (the template memo and the stamp depend on it), and
+    # an imported file's top level runs again for each face. Compiled code is kept (_COMPILED).
     env = BoundedSandbox(
-        loader=loader, autoescape=select_autoescape(["html", "j2"]), bytecode_cache=_COMPILED,
+        loader=loader, autoescape=select_autoescape(["html", "j2"]), bytecode_cache=_COMPILED, cache_size=0,
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
-    _note_template_look_ups(env, loader)
     env.install_gettext_translations(translator(lang), newstyle=True)
 
     @pass_context

@@ -418,6 +418,8 @@ def test_cutter_writes_the_tuck_boxes_cut_lines(demo):
     _boxed(demo)
     built = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4", "--cutter", "silhouette")
     assert built.exit_code == 0, built.output
+    wrote = next(line for line in lines(built) if line.startswith("wrote build/demo/demo-2p-a4-silhouette"))
+    assert wrote.endswith("; preflight ok); its cut files in build/demo/demo-2p-a4-silhouette-cut/"), wrote
     entry, _ = _box_pages(demo, "demo-2p-a4-silhouette")[("actions",)]
     area = entry["cut_area"]
     assert all(area[0] <= x <= area[0] + area[2] and area[1] <= y <= area[1] + area[3] for x, y in entry["outline"])
@@ -590,6 +592,24 @@ def test_a_shipped_cards_chinese_text_edited_makes_validate_name_its_english_ent
         f"cards/seven-nights/i18n/en.yaml:{line}: note: review cards.guards.archer.name: its source text changed "
         "since it was translated (run ./pnp translate seven-nights --lang en to list it under review:)"]
 
+
+
+def test_a_build_says_an_edition_prints_a_translation_whose_source_changed(tmp_path):
+    """The Chinese text of a translated card edited: the English edition is up to date (its data did
+    not change) and prints the old translation, and the build says so each time until it is updated."""
+    from tests.test_languages import GAME, bilingual_project
+    project = bilingual_project(tmp_path / "project")
+    assert pnp(project, "translate", GAME, "--lang", "en").exit_code == 0       # records each entry's source
+    build = ("build", GAME, "--players", "3", "--paper", "a4")
+    assert pnp(project, *build, every_language=True).exit_code == 0
+    goods = project / f"cards/{GAME}/goods.yaml"
+    goods.write_text(goods.read_text(encoding="utf-8").replace("name: 福袋,", "name: 福袋子,"), encoding="utf-8")
+    warning = (f"warning: {GAME} (en): 1 translation to review: the source text changed since, and this edition "
+               f"prints the old translation until it is updated (./pnp validate {GAME} --lang en --verbose lists them)")
+    for up_to_date in (f"{GAME} (en): up to date", f"{GAME}: up to date"):     # the edition, then the game
+        result = pnp(project, *build, every_language=True)
+        assert result.exit_code == 0, result.output
+        assert warning in lines(result) and up_to_date in result.output
 
 
 # --- a scaffold a second language can translate -----------------------------------------------------

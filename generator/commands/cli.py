@@ -465,14 +465,22 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     for game_id in games:
         inputs, current = _up_to_date(project, game_id, counts, paper, options, lang)
         if current is not None:
+            for warning in stamp.warnings(project.root, game_id):     # what the build said still holds
+                click.echo(warning)
             click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
             continue
         from generator.sheets.kit import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
+        warned = []
+
+        def say(line: str) -> None:
+            if line.startswith("warning: "):
+                warned.append(line)
+            click.echo(line)
         with reads.recording() as log:
             written = []
             for language in [lang] if lang else _languages(project, game_id):
-                files, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=click.echo,
+                files, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=say,
                                       options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
                 written += files
         if not lang:                # every edition built: the files of one the game no longer has go
@@ -480,7 +488,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
             removed = written_record.drop_languages(project.build, game_id, _languages(project, game_id))
             if removed:
                 click.echo(written_record.summary(removed, written_record.DROPPED))
-        stamp.record(project.root, game_id, written, inputs, log.files)
+        stamp.record(project.root, game_id, written, inputs, log.files, warnings=warned)
 
 
 def _up_to_date(project, game_id: str, counts, paper, options, lang) -> tuple[str, list[str] | None]:
@@ -631,7 +639,8 @@ def _stop_progress() -> None:
 @click.option("--paper", type=_choice(sorted(PAPERS)), help="Paper size (default: both).")
 @_duplex_option
 @_jobs_option
-@click.option("--lang", help="The language to reprint, for a game in several (default: the data's language).")
+@click.option("--lang", help="The language to reprint, for a game in several (default: your locale's edition if "
+                             "the game has one, else the data's language).")
 @_project_option
 @click.pass_context
 @handles_problems

@@ -413,6 +413,7 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     `just`: packs of this edition written a moment ago, made again only if a file they read changed
     since (their files are returned as written by this build)."""
     game = load_game(project, game_id, lang)
+    _warn_stale_translations(project, game, say)
     # The derived numbers are part of what the edition prints, and an edition's come from the source
     # language's data (a rule may read a number out of a card's text): made first. If derive()
     # fails, validation below says so.
@@ -431,6 +432,17 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     if inputs:
         stamp.record_edition(project.root, game_id, game.language, written, inputs, read)
     return written, fresh
+
+
+def _warn_stale_translations(project: Project, game: Game, say) -> None:
+    """An edition whose catalogue has entries whose source text changed since they were translated
+    prints their old translation: said on every build of it, built or up to date (validate lists them)."""
+    from generator.check.translations import review_notes
+    stale = review_notes(project, game)
+    if stale:
+        say(f"warning: {edition_label(game)}: {count(len(stale), 'translation')} to review: the source text "
+            f"changed since, and this edition prints the old translation until it is updated "
+            f"(./pnp validate {game.id} --lang {game.language} --verbose lists them)")
 
 
 def edition_data(game: Game, settings: dict) -> bytes:
@@ -475,9 +487,11 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
             path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
                                       jobs=jobs)
         warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
+        files = written_files(project, path, manifest)
+        cut = f"; its cut files in {Path(files[1]).parent}/" if len(files) > 1 else ""
         say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
-            f"preflight ok{warned})")
-        written += written_files(project, path, manifest)
+            f"preflight ok{warned}){cut}")
+        written += files
         entry = selection.entry(pack.players, pack.optional, paper)
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     store = PackStore(project)

@@ -198,16 +198,26 @@ def outside_reads(root: Path, game_id: str) -> list[Path]:
     return [root / name for name in read] if isinstance(read, dict) else []
 
 
+def warnings(root: Path, game_id: str, name: str = STAMP) -> list[str]:
+    """The warnings the last build gave (see record)."""
+    try:
+        said = json.loads((root / "build" / game_id / name).read_text()).get("warnings")
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
+
+
 def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None,
-           name: str = STAMP) -> None:
+           name: str = STAMP, warnings: list[str] = ()) -> None:
     """Remember a finished build (`inputs` is the hash taken before it started, and `read` the
     hash of each file as the build read it, so an edit made while it ran is seen by the next
-    build)."""
+    build), and the warnings it gave, which hold as long as it is up to date (said again then)."""
     from generator.atomic import make_room, write_atomic
     names = list(written) + [str(Path(n).with_suffix(".json")) for n in written
                              if (root / Path(n).with_suffix(".json")).is_file()]
     outputs = {name: _signature(root / name) + [_output_sha(root / name)] for name in names if _signature(root / name)}
-    data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs}
+    data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs,
+            "warnings": list(warnings)}
     make_room(root / "build" / game_id / name)     # a stamp is only a record: a folder in its place goes
     write_atomic(root / "build" / game_id / name, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
                  durable=False)

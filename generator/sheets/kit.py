@@ -18,7 +18,7 @@ from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
-from generator.sheets.pack_store import PackStore, key_of
+from generator.sheets.pack_store import Made, PackStore, key_of
 from generator.sheets.rules_file import build_rules, rules_name
 from generator.sheets import written as written_record
 from generator.render.rulebook import RulebookRenderer
@@ -226,14 +226,14 @@ class RulesFile:
     passed: object = None
 
 
-def _rules(project: Project, game: Game, assets: Assets, rulebook: RulebookRenderer, papers) -> list[RulesFile]:
-    """The standalone rules, every player count, when the game has a rulebook. Not for a draft
-    (--ink-saver) or another print setting: the rules are plain paper either way."""
+def _rules(store: PackStore, game: Game, assets: Assets, rulebook: RulebookRenderer, papers) -> list[RulesFile]:
+    """The standalone rules, every player count, when the game has a rulebook, each taken from the
+    store when it holds them. Not for a draft (--ink-saver) or another print setting: the rules are
+    plain paper either way."""
     if not rulebook.exists:
         return []
     pages = rulebook.render(None)
     title = rulebook._("Rulebook")
-    store = PackStore(project)
     files = []
     for paper in papers:
         key = key_of(assets, {"rules": rules_name(game, paper), "title": title, "game": plain(game.spec),
@@ -363,7 +363,7 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
         rulebook = RulebookRenderer(project, assets, game, renderer)
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
         paper_list = papers or list(PAPERS)
-        rules = _rules(project, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}])
+        rules = _rules(builder.store, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}])
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)
         if rendered.pending:
@@ -494,12 +494,11 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         written += files
         entry = selection.entry(pack.players, pack.optional, paper)
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
-    store = PackStore(project)
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
                                   name=rules_name(game, rules.paper), jobs=jobs, passed=rules.passed)
         if rules.passed is None:
-            store.keep(rules.key, None, {}, rules.pdf, rules.manifest, report)
+            builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
         say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)

@@ -66,7 +66,7 @@ class PackBuilder:
         self.boxes = BoxSheets(assets, game, rendered, faces, options)
         self.store = pack_store.PackStore(project)
         self.taken: "Report | None" = None      # preflight's report of the pack last taken from the store
-        self.keeping: tuple | None = None       # the pack last made, to keep once it passes preflight
+        self.keeping: pack_store.Made | None = None     # the pack last made, to keep once it passes preflight
 
     @functools.cached_property
     def info(self) -> InfoPage:
@@ -145,13 +145,13 @@ class PackBuilder:
         manifest = self._manifest(pack, paper, sections, body, offset, runs)
         if key:
             layout = self.info.layout(sections, runs, offset, len(body.entries))
-            self.keeping = (key, self.info.last_key, layout, data, manifest)
+            self.keeping = pack_store.Made(key, self.info.last_key, layout, data, manifest)
         return data, manifest
 
     def keep(self, report: "Report") -> None:
         """Keep the pack just made, now that it passed preflight, in the store."""
-        if self.keeping is not None and self.keeping[1]:
-            self.store.keep(*self.keeping, report)
+        if self.keeping is not None and self.keeping.page_one:
+            self.store.keep(self.keeping, report)
         self.keeping = None
 
     def store_key(self, pack: PackSpec, paper: str, name: str, sections: list[Section]) -> str:

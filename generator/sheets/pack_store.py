@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 from generator.atomic import make_room, read_record, write_record
@@ -36,6 +37,17 @@ def key_of(assets, parts: dict) -> str:
 
 
 KEEP = 4            # packs kept per file name: an edit undone, or tried back and forth, is taken
+
+
+@dataclass
+class Made:
+    """A pack just made, to keep once it passes preflight: its key, page 1's key and the layout
+    page 1 was drawn over (None and {} for a rules file, which has no page 1), its bytes and manifest."""
+    key: str
+    page_one: str | None
+    layout: dict
+    pdf: bytes
+    manifest: dict
 
 
 class PackStore:
@@ -60,13 +72,12 @@ class PackStore:
         hit = self.pdfs.get_bytes(key, lambda name: current if name == PAGE_ONE else None)
         return (hit[1], manifest, report) if hit else None
 
-    def keep(self, key: str, page_one: str | None, layout: dict, pdf: bytes, manifest: dict,
-             report: Report) -> None:
-        """Keep a pack that passed preflight (`report`), drawn with page 1 `page_one` over `layout`."""
-        record = {"layout": layout, "manifest": manifest, "report": vars(report)}
-        self.records.put(key, {}, json.dumps(record, ensure_ascii=False).encode())     # its order is the manifest's
-        self.pdfs.put(key, {PAGE_ONE: page_one} if page_one else {}, pdf)
-        self._keep_newest(manifest["file"], key)
+    def keep(self, made: Made, report: Report) -> None:
+        """Keep a pack that passed preflight (`report`)."""
+        record = {"layout": made.layout, "manifest": made.manifest, "report": vars(report)}
+        self.records.put(made.key, {}, json.dumps(record, ensure_ascii=False).encode())   # its order is the manifest's
+        self.pdfs.put(made.key, {PAGE_ONE: made.page_one} if made.page_one else {}, made.pdf)
+        self._keep_newest(made.manifest["file"], made.key)
 
     def _keep_newest(self, name: str, key: str) -> None:
         """The store keeps the KEEP newest packs of each file name (a pack is megabytes, and every

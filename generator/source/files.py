@@ -78,3 +78,16 @@ def control_character(display: str, text: str) -> Problem | None:
     name = _NAMES.get(char, "a control character")
     return Problem(display, text.count("\n", 0, found.start()) + 1, f"{name} (U+{ord(char):04X}) in the text",
                    "delete it: a text file holds none (was it saved by another program, or pasted?)")
+
+
+def text_of(raw: bytes, display: str, fix: str = "save the file as UTF-8") -> str:
+    """A text file's bytes as text: UTF-8 (a byte-order mark some editors write is not an error),
+    without control characters; each fault one located line (`fix`: how to save it as UTF-8)."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PnpError(Problem(display, raw[: exc.start].count(b"\n") + 1, "not UTF-8 text", fix)) from None
+    control = control_character(display, text)
+    if control is not None:
+        raise PnpError(control)
+    return text

@@ -24,7 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import escape
 
 from generator.errors import PnpError, Problem
-from generator.source.files import control_character, read_regular
+from generator.source.files import read_regular, text_of
 from generator.source.game import Game
 from generator.source.markup import to_html
 from generator.source.schema import RULEBOOK_PAGES, size_mm
@@ -114,15 +114,7 @@ def read_text(path: Path, display: str) -> str:
         raw = read_regular(path, display, MAX_RULEBOOK_BYTES)
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read the rulebook: {exc.strerror or exc}")) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
-    control = control_character(display, text)
-    if control is not None:
-        raise PnpError(control)
-    return text
+    return text_of(raw, display)
 
 
 _CODE: dict[tuple[str, str], object] = {}

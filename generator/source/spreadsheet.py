@@ -18,7 +18,7 @@ from typing import Any
 
 from generator.errors import PnpError, Problem, abbreviate
 from generator.source import reads
-from generator.source.files import control_character, read_regular
+from generator.source.files import read_regular, text_of
 from generator.source.yamlsrc import LocDict, LocList
 
 SHEET_TYPES = (".csv", ".tsv", ".xlsx")
@@ -67,14 +67,7 @@ def read_sheet(folder: Path, reference: str, display: str) -> SheetRows:
 
 def _text_rows(data: bytes, delimiter: str, display: str) -> list[tuple[int, list[Any]]]:
     """(line where the row starts, cells) for each row of a CSV or TSV file."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise PnpError(Problem(display, line, "not UTF-8 text", "save or export the sheet as CSV UTF-8")) from None
-    control = control_character(display, text)
-    if control is not None:
-        raise PnpError(control)
+    text = text_of(data, display, "save or export the sheet as CSV UTF-8")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows, start = [], 1
     try:

@@ -15,7 +15,7 @@ import yaml
 
 from generator.errors import PnpError, Problem
 from generator.source import reads
-from generator.source.files import control_character, read_regular
+from generator.source.files import read_regular, text_of
 
 MAX_YAML_BYTES = 2_000_000  # a card file is a few KB; anything this big is a mistake
 
@@ -161,14 +161,7 @@ def load_yaml(path: Path, display: str) -> Any:
     except OSError as exc:
         raise PnpError(Problem(display, None, f"cannot read file: {exc.strerror}")) from None
     reads.note(path, raw)
-    try:
-        text = raw.decode("utf-8-sig")          # a byte-order mark some editors write is not an error
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise PnpError(Problem(display, line, "not UTF-8 text", "save the file as UTF-8")) from None
-    control = control_character(display, text)
-    if control is not None:
-        raise PnpError(control)
+    text = text_of(raw, display)
     odd = _line_separator(text)
     if odd:
         raise PnpError(Problem(display, odd[0], f"invisible line separator {odd[1]} in the text",

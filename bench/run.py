@@ -72,8 +72,10 @@ KIT_EDITS = {
         ("a rules.py constant no page prints", "rules.py", "hp_counter: int = 99", "hp_counter: int = 1{n}0", 0.25),
     ],
     "cephiro-pillar": [
-        ("a card's text (not in the rulebook)", "oaths.yaml", "effect: 结算后，", "effect: 结算后（{n}），", 0.08),
-        ("that card's translation", "i18n/en.yaml", "After resolving, record", "After resolving ({n}), record", 0.08),
+        # a trial's terrain line: the rulebook lists every oath's effect (§5.6) but no trial's terrain
+        ("a card's text (not in the rulebook)", "trials.yaml", "泉水映出欲望，", "泉水映出欲望（{n}），", 0.08),
+        ("that card's translation", "i18n/en.yaml", "The spring mirrors desire.", "The spring mirrors desire ({n}).",
+         0.08),
         ("a card the rulebook shows", "oaths.yaml", "本轮你若成为心愿最盛者", "本轮（{n}）你若成为心愿最盛者", 0.25),
         ("a board's text size (a rulebook figure)", "pieces.yaml", "text: 骑士记录板, size: 14",
          "text: 骑士记录板, size: 14.{n}", 0.15),

@@ -120,3 +120,47 @@ def test_a_damaged_drawing_in_the_cache_is_drawn_again(project):
     for entry in (project / "build/.cache/pieces").rglob("*.pdf"):
         entry.write_bytes(entry.read_bytes()[:200])               # cut off: its hash no longer matches
     assert sorted(map(sorted, _build(project))) == sorted(map(sorted, cold))
+
+
+def test_a_translation_redraws_no_board_and_the_untranslated_check_is_made_again(tmp_path):
+    """The edition's catalogue as a whole is not in a drawing's key: an edited translation that no
+    drawing prints takes every drawing from the cache. A drawing that printed words of the source's
+    script passed the untranslated check only because the catalogue quoted them: a catalogue that no
+    longer does makes it a miss, so the check runs again (here: the drawing is made again)."""
+    from generator.render.piece_cache import PieceCache
+    from generator.source.load import load_game
+    root = make_project(tmp_path / "project", [GAME])
+    proj = Project.at(root)
+    game = load_game(proj, GAME, "en")
+    assets = Assets(proj)
+    calls = []
+
+    def draw(texts):
+        def drawing(context):
+            calls.append(texts)
+            cache = drawing.cache
+            for text in texts:
+                assert not game.untranslated(text)
+                cache.drew_text(text)
+            return b"%PDF drawn " + repr(texts).encode()
+        return drawing
+
+    def run(texts, quoted=None):
+        if quoted is not None:
+            game.quoted = quoted
+        cache = PieceCache(assets, game, False)
+        drawing = draw(texts)
+        drawing.cache = cache
+        return cache.draw([], game.packs[0], {"derived": {}}, drawing)
+
+    both = ["Knight of 塞菲罗支柱", "Trial road"]
+    quoted = game.quoted + "\nthe Pillar (塞菲罗支柱)"       # a translation that keeps the name
+    first = run(both, quoted)
+    assert calls == [both]
+    # another translation edited (the catalogue's text changed elsewhere): taken from the cache
+    assert run(both, quoted + "\nSpring of the Sorrowful Moon") == first and calls == [both]
+    # the catalogue no longer quotes the name: not taken, the check is made again
+    calls.clear()
+    with pytest.raises(AssertionError):
+        run(both, quoted.replace("塞菲罗支柱", "塞菲罗"))
+    assert calls == [both]

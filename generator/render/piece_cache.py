@@ -9,6 +9,10 @@ What the drawing reads while it draws is recorded with its hash beside the entry
 files, and each deck and table of the context that an expression reads (as a card's template memo
 does for all decks at once, render/template_memo.py). An edited icon redraws exactly the drawings
 that placed it; an edited card, only the drawings whose expressions read its deck.
+An edition in another script also records each text it drew that holds words of the source's
+script (a name printed in both): the check for untranslated words passed on them, and is made
+again on a hit against today's catalogue. The catalogue as a whole is not in the key, so a card's
+translation redraws no board that does not print it.
 """
 from __future__ import annotations
 
@@ -28,7 +32,9 @@ class PieceCache:
         self.project = assets.project
         self.store = FaceCache(self.project, "pieces")
         self.hashes = FileHashes(self.project)
-        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode(), game.quoted]
+        self.game = game
+        self._drawn_words: set[str] | None = None    # while drawing: texts whose check read the catalogue
+        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode()]
         parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in assets.fonts]
         self.fixed = hashlib.sha256("|".join(parts).encode()).hexdigest()
         self._parts: dict[int, tuple[object, str]] = {}      # id of a watched part -> (the part, its hash)
@@ -42,22 +48,35 @@ class PieceCache:
         def current(name: str) -> str | None:
             if name.startswith("@"):
                 return self._part_hash(_part(context, name[1:]))
+            if name.startswith("?"):
+                return "-" if self.game.untranslated(name[1:]) else "ok"
             return self.hashes.current(absolute_name(root, name))
         hit = self.store.get_bytes(direct, current)
         if hit is not None:
             _, data, inputs = hit
             for name, sha in inputs.items():            # the build's stamp still covers them
-                if not name.startswith("@"):
+                if name[0] not in "@?":
                     reads.note_hash(absolute_name(root, name), sha)
             return data
         seen: set[str] = set()
         watched = {**context, **{name: _ByKey(context[name], name, seen) for name in WATCHED if name in context}}
-        with reads.recording() as log:
-            data = draw(watched)
+        self._drawn_words = set()
+        try:
+            with reads.recording() as log:
+                data = draw(watched)
+            words = self._drawn_words
+        finally:
+            self._drawn_words = None
         inputs = {relative_name(root, path): sha for path, sha in log.files.items()}
         inputs.update({f"@{name}": self._part_hash(_part(context, name)) for name in seen})
+        inputs.update({f"?{text}": "ok" for text in words})
         self.store.put(direct, inputs, data)
         return data
+
+    def drew_text(self, text: str) -> None:
+        """A text the drawing prints, after its check for untranslated words passed."""
+        if self._drawn_words is not None and self.game.source_runs(text):
+            self._drawn_words.add(text)
 
     def _direct(self, sheets, pack, context: dict) -> str:
         digest = hashlib.sha256(self.fixed.encode())

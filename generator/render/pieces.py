@@ -91,6 +91,7 @@ class PieceDrawer:
         if left:
             raise DrawError(f"the {self.game.language} edition prints {left[0]!r} untranslated (add it to text: "
                             f"in {self.game.catalogue}; inside an expression write _('…'))")
+        self.cache.drew_text(text)
 
     def _local(self, canvas, sheet, rect, rotation: int = 0, scale: float = 1.0):
         """Move the canvas so a Pen at (0, 0) draws the piece at rect (turned 180° for a short-edge back)."""

@@ -120,10 +120,13 @@ class Game:
         about to print though its catalogue has no such text: words that missed translation
         (a template literal not in _(), a string inside an expression). A name meant to show
         both scripts is fine once the catalogue holds it."""
+        return [run for run in self.source_runs(printed) if run not in self.quoted]
+
+    def source_runs(self, printed: str) -> list[str]:
+        """The runs of the source's script in a text this edition prints: what untranslated()
+        looks up in the catalogue (none in the source edition)."""
         from generator.source.edition import script_runs
-        if self.is_source:
-            return []
-        return [run for run in script_runs(printed, self.languages[0], self.language) if run not in self.quoted]
+        return [] if self.is_source else script_runs(printed, self.languages[0], self.language)
 
     def translate(self, text: Any) -> Any:
         """`_` in templates: a source-language string in this edition's language. A string

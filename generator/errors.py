@@ -69,6 +69,10 @@ class PnpError(Exception):
         self.problems = [problems] if isinstance(problems, Problem) else list(problems)
         super().__init__("\n".join(map(str, self.problems)))
 
+    def __reduce__(self):
+        """Pickled whole (a forked helper's refusal reaches the build as this error)."""
+        return PnpError, (self.problems,)
+
 
 def errors_only(problems: Iterable[Problem]) -> list[Problem]:
     return [p for p in problems if not p.note]

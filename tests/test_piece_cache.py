@@ -164,3 +164,24 @@ def test_a_translation_redraws_no_board_and_the_untranslated_check_is_made_again
     with pytest.raises(AssertionError):
         run(both, quoted.replace("塞菲罗支柱", "塞菲罗"))
     assert calls == [both]
+
+
+def test_a_figure_drawn_anew_is_placed_again_in_the_laid_out_rulebook(project, monkeypatch):
+    """The record board is a figure of the rulebook: its label's size redraws it, and the rulebook's
+    pages take it without being laid out again (the layout is a store value of its own: a figure's
+    box is sized by the piece, not by what is drawn in it); the pack is a cold build's."""
+    from generator.render.rulebook import RulebookRenderer
+    _build(project)
+    laid_out = []
+    original = RulebookRenderer._layout
+    monkeypatch.setattr(RulebookRenderer, "_layout", lambda self, html: laid_out.append(1) or original(self, html))
+    pieces = project / PIECES
+    text = pieces.read_text(encoding="utf-8")
+    assert text.count("text: 骑士记录板, size: 14,") == 1
+    pieces.write_text(text.replace("text: 骑士记录板, size: 14,", "text: 骑士记录板, size: 14.5,"), encoding="utf-8")
+    assert any("record-board" in d for d in _build(project))
+    assert laid_out == []
+    cached = _digest(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert laid_out and _digest(project) == cached

@@ -23,6 +23,7 @@ from generator.pdfbytes import open_pdf
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
+from generator.source import reads
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, path_free_pictures, serious_warnings
 
 
@@ -58,6 +59,7 @@ class InfoPage:
         hit = self.cache.get(direct, self._current)
         if hit is not None:
             self.last_key = hit[0]
+            self._noted(hit[2])
             return hit[1]
         fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
@@ -82,7 +84,16 @@ class InfoPage:
         except PnpError:
             return None                     # drawing the pack says what is wrong
         found = self.cache.get_bytes(direct, self._current)
-        return found[0] if found else None
+        if found is None:
+            return None
+        self._noted(found[2])
+        return found[0]
+
+    def _noted(self, inputs: dict) -> None:
+        """What a stored page read (an icon a game's page shows) is what this build read: its stamp
+        covers it as a cold build's does."""
+        for name, sha in inputs.items():
+            reads.note_hash(absolute_name(self.project.root, name), sha)
 
     def _current(self, name: str) -> str | None:
         return self.hashes.current(absolute_name(self.project.root, name))

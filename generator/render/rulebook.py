@@ -5,8 +5,9 @@ templates/<game>/rulebook.css when there is one; figures drawn from the game's o
 A figure is an empty box of the right size in the HTML; after layout its card face (a form XObject,
 clipped to the trim) or its piece (drawn by the board drawer) is placed in that box, so it prints as
 sharp as the card itself. The pages are checked while laid out: every line inside the page's safe
-area (its margins), no character without a glyph. Finished pages are cached by a hash of all that
-decides them, like faces.
+area (its margins), no character without a glyph. The laid-out pages (figures' boxes empty) and the
+finished pages are each a value in the store, keyed by a hash of all that decides them, like faces:
+a figure drawn anew is placed again in the same layout, which is not made again.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ MARGINS = (14.0, 13.0, 15.0, 13.0)     # mm: top, right, bottom (room for the pa
 FIGURE_HEIGHT = 0.42                   # a figure takes at most this share of the page's text height
 RULEBOOK_CSS = "base/rulebook.css"
 BOOKMARKS = "/PnpBookmarks"            # the laid-out pages' headings, in the stored entry
+ANCHORS = "/PnpAnchors"                # where the layout put each figure's box, in its stored entry
 
 
 @dataclass
@@ -66,6 +68,7 @@ class RulebookRenderer:
         self.size = page_size(game)
         self.hashes = FileHashes(project)
         self.store = FaceCache(project, "rulebook")      # kept like a face, under a key of all that decides it
+        self.layouts = FaceCache(project, "rulebook-layouts")   # the same, before the figures are placed
         self._open: list = []                     # source PDFs of figures, kept open while used
 
     @property
@@ -89,18 +92,39 @@ class RulebookRenderer:
         if cached is not None:
             return cached
         self._check_glyphs(text)
+        layout, inputs = self._laid_out(html)
+        pdf = open_pdf(layout)
+        where = json.loads(str(pdf.Root[ANCHORS]))
+        del pdf.Root[ANCHORS]
+        self._place_figures(pdf, where, figures)
+        merge_fonts(pdf, self.assets)          # a figure's face carries its fonts without programs
+        self.store.put(key, inputs, pdf_bytes(pdf, deterministic_id=True, compress_streams=True))
+        return self._cached(key)
+
+    def _laid_out(self, html: str) -> tuple[bytes, dict]:
+        """The pages as WeasyPrint lays them out, figures' boxes empty (their size is in the HTML),
+        with the headings and where each figure's box lies: (PDF bytes, files read with their hashes).
+        A store value of its own: a figure whose drawing changed is placed again, not laid out again."""
+        key = self._key(html, [])
+        hit = self.layouts.get_bytes(key, lambda name: self.hashes.current(absolute_name(self.project.root, name)))
+        if hit is not None:
+            return hit[1], hit[2]
         with reads.recording() as log:      # what its stylesheets @import or url() (the key has the stylesheets)
             document = self._layout(html)
         inputs = {relative_name(self.project.root, path): sha for path, sha in log.files.items()}
         pdf = open_pdf(document.write_pdf())
-        self._place_figures(pdf, document, figures)
-        merge_fonts(pdf, self.assets)          # a figure's face carries its fonts without programs
         bookmarks = [(level, label, number) for number, page in enumerate(document.pages)
                      for level, label, _, _ in page.bookmarks]
-        # the headings travel in the entry itself: one value in the store, checked whole
+        where = {}
+        for number, page in enumerate(document.pages):
+            for name, (x, y, *_) in page.anchors.items():
+                where.setdefault(name, (number, x * PX, y * PX))
+        # the headings and boxes travel in the entry itself: one value in the store, checked whole
         pdf.Root[BOOKMARKS] = pikepdf.String(json.dumps(bookmarks, ensure_ascii=False))
-        self.store.put(key, inputs, pdf_bytes(pdf, deterministic_id=True, compress_streams=True))
-        return self._cached(key)
+        pdf.Root[ANCHORS] = pikepdf.String(json.dumps(where, ensure_ascii=False))
+        data = pdf_bytes(pdf, deterministic_id=True, compress_streams=True)
+        self.layouts.put(key, inputs, data)
+        return data, inputs
 
     # --- the HTML document ---------------------------------------------------------------------
     def _document(self, text: RulebookText, pack) -> str:
@@ -183,11 +207,8 @@ class RulebookRenderer:
         sheet = PieceSheet((w, h), [Placement(copy, Rect(0, 0, w, h))])
         return PieceDrawer(self.assets, self.game).draw_sheets([sheet], spec, expression_context(self.game))
 
-    def _place_figures(self, pdf: pikepdf.Pdf, document, figures) -> None:
-        where = {}
-        for number, page in enumerate(document.pages):
-            for name, (x, y, *_) in page.anchors.items():
-                where.setdefault(name, (number, x * PX, y * PX))
+    def _place_figures(self, pdf: pikepdf.Pdf, where: dict, figures) -> None:
+        """Each figure in its box: `where` is anchor -> (page, x, y in mm) of the laid-out pages."""
         for index, (figure, (source, bleed, _)) in enumerate(figures):
             if figure.anchor not in where:
                 continue

@@ -19,6 +19,7 @@ from generator.source.load import load_game
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.pack_store import Made, PackStore, key_of
+from generator.sheets.parallel_packs import packs_written
 from generator.sheets.rules_file import build_rules, rules_name
 from generator.sheets import written as written_record
 from generator.render.rulebook import RulebookRenderer
@@ -298,7 +299,7 @@ class Gathered:
     rendered: object
     builder: PackBuilder
     rules: list                 # (paper, PDF, manifest) of the standalone rulebook
-    ahead: tuple | None = None  # the first pack, imposed while faces still rendered
+    ahead: tuple | None = None  # ((pack, paper), (PDF, manifest)) of the first pack, imposed while faces rendered
     notes: list[Problem] = field(default_factory=list)      # the edition's notes (claims resolved)
     skip: frozenset = frozenset()   # (players, paper) of standard packs written just now (JustWritten)
 
@@ -310,11 +311,32 @@ class Gathered:
     def packs_made(self):
         """(pack, paper, PDF bytes, manifest) for every pack and paper to make, in build order."""
         for pack, paper in self.to_make():
-            if self.ahead is not None:
-                (pdf, manifest), self.ahead = self.ahead, None
-            else:
-                pdf, manifest = self.builder.build(pack, paper)
-            yield pack, paper, pdf, manifest
+            yield pack, paper, *self.made(pack, paper)
+
+    def made(self, pack, paper: str) -> tuple[bytes, dict]:
+        """One pack made in memory: the first one was made while the faces rendered."""
+        if self.ahead is not None and self.ahead[0] == (pack, paper):
+            (_, made), self.ahead = self.ahead, None
+            return made
+        return self.builder.build(pack, paper)
+
+    def write(self, project: Project, pack, paper: str, options: PrintOptions, jobs: int) -> tuple:
+        """Make one pack and write it once it passes preflight: (its path, preflight's report, its manifest)."""
+        builder = self.builder
+        pdf, manifest = self.made(pack, paper)
+        try:
+            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      jobs=jobs, passed=builder.taken)
+            builder.keep(report)
+        except PnpError:
+            if not builder.built_on_last:
+                raise
+            # Built on the last file and refused by preflight: its record was not the file's
+            # (edited by hand, say). Built whole, the pack is checked again on its own.
+            pdf, manifest = builder.build(pack, paper, whole=True)
+            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      jobs=jobs)
+        return path, report, manifest
 
 
 @dataclass(frozen=True)
@@ -371,7 +393,7 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
         made = Gathered(game, label, packs, paper_list, faces, rendered, builder, rules, None, checked.notes,
                         frozenset(skip))
         todo = made.to_make()
-        made.ahead = builder.build(*todo[0]) if todo else None       # imposed while faces still render
+        made.ahead = (todo[0], builder.build(*todo[0])) if todo else None    # imposed while faces still render
         rendered.finish()
     except PnpError:
         rendered.finish()           # a face that cannot be drawn is the problem reported, as before
@@ -473,19 +495,9 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     written, recorded = [], {}
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
                                          written_record.variant(options), frozenset(skip))
-    for pack, paper, pdf, manifest in made.packs_made():
-        try:
-            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      jobs=jobs, passed=builder.taken)
-            builder.keep(report)
-        except PnpError:
-            if not builder.built_on_last:
-                raise
-            # Built on the last file and refused by preflight: its record was not the file's
-            # (edited by hand, say). Built whole, the pack is checked again on its own.
-            pdf, manifest = builder.build(pack, paper, whole=True)
-            path, report = write_pack(project, game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      jobs=jobs)
+    for one in packs_written(made.to_make(), lambda pack, paper, cores: made.write(project, pack, paper, options,
+                                                                                  cores), jobs):
+        pack, paper, path, report, manifest = one.pack, one.paper, one.path, one.report, one.manifest
         warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
         files = written_files(project, path, manifest)
         cut = f"; its cut files in {Path(files[1]).parent}/" if len(files) > 1 else ""

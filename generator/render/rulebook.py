@@ -126,6 +126,33 @@ class RulebookRenderer:
         self.layouts.put(key, inputs, data)
         return data, inputs
 
+    def lay_out_beside(self, packs: list, jobs: int) -> None:
+        """Lay out the rulebooks of `packs` (None: the standalone one) by two processes when there
+        are cores for it: a forked helper lays out and stores the second half while this process
+        makes the first, so that rendering each afterwards takes it from the store. Each is laid out
+        alone (its own text and figures), and a helper that fails in any way only leaves its share
+        to this process; a broken rulebook is then reported here, as without a helper."""
+        from generator.processes import Helper, can_fork
+        if not self.exists or jobs < 2 or len(packs) < 2 or not can_fork():
+            return
+        half = (len(packs) + 1) // 2
+
+        def theirs() -> bytes:
+            for pack in packs[half:]:
+                self.render(pack)
+            return b"laid out"
+        try:
+            helper = Helper(theirs)
+        except OSError:
+            return
+        try:
+            for pack in packs[:half]:
+                self.render(pack)
+        except BaseException:
+            helper.stop()
+            raise
+        helper.result()
+
     # --- the HTML document ---------------------------------------------------------------------
     def _document(self, text: RulebookText, pack) -> str:
         w, h = self.size

@@ -385,6 +385,7 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
         rulebook = RulebookRenderer(project, assets, game, renderer)
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
         paper_list = papers or list(PAPERS)
+        rulebook.lay_out_beside([None] + packs, jobs)
         rules = _rules(builder.store, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}])
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)

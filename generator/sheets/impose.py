@@ -22,6 +22,12 @@ def _num(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
+# Keys whose values the PDF format makes arrays of numbers (or names), never a stream: not walked.
+# A font's widths are nine in ten of the array items under a placed face (its stand-in font's /W).
+NUMBERS = frozenset({"/W", "/W2", "/Widths", "/BBox", "/FontBBox", "/Matrix", "/Domain", "/Range", "/Encode",
+                     "/Decode", "/Bounds", "/C0", "/C1", "/Coords", "/ProcSet"})
+
+
 def streams_under(roots, skip=("/Parent",)):
     """Every stream reachable from `roots`, once each, not following the keys in `skip`."""
     seen: set = set()
@@ -35,7 +41,7 @@ def streams_under(roots, skip=("/Parent",)):
                 seen.add(obj.objgen)
             if isinstance(obj, pikepdf.Stream):
                 yield obj
-            stack += [value for key, value in obj.items() if key not in skip]
+            stack += [value for key, value in obj.items() if key not in skip and key not in NUMBERS]
         elif isinstance(obj, pikepdf.Array):
             stack += list(obj)
 

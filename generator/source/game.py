@@ -95,6 +95,8 @@ class Game:
     quoted: str = field(default="", repr=False)   # every text of the edition's catalogue, for untranslated()
     # pack_cards' answers (not an __init__ argument: an edition made by dataclasses.replace gets its own)
     _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    # the rulebook's text for each pack, made once (validate checks it, the build lays it out)
+    _rulebook_texts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def data_game(self) -> "Game":

@@ -149,6 +149,14 @@ class Rulebook:
         self.template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
 
     def text(self, pack) -> RulebookText:
+        """The HTML body for one pack (None: every player count), made once a game edition: the
+        same source, game and pack give the same text."""
+        key = (self.display, self.source, pack.key if pack is not None else None)
+        if key not in self.game._rulebook_texts:
+            self.game._rulebook_texts[key] = self._text(pack)
+        return self.game._rulebook_texts[key]
+
+    def _text(self, pack) -> RulebookText:
         raw: list[str] = []                      # what each token stands for (HTML)
         figures: list[Figure] = []
 

@@ -185,3 +185,62 @@ def test_a_figure_drawn_anew_is_placed_again_in_the_laid_out_rulebook(project, m
     shutil.rmtree(project / "build")
     _build(project)
     assert laid_out and _digest(project) == cached
+
+
+def test_a_board_that_reads_one_field_of_each_card_redraws_only_when_that_field_changes(project):
+    """The trial map names each trial (`decks.trials[index].name`): a trial's terrain line, which no
+    board prints, redraws nothing; its name redraws the trial map; the pack then equals a cold one."""
+    cold = _build(project)
+    assert any("trial-map" in d for d in cold)
+    trials = project / f"cards/{GAME}/trials.yaml"
+    text = trials.read_text(encoding="utf-8")
+    for old, new in (("terrain: 泉水映出欲望，", "terrain: 泉水映出欲望（新），"), ("name: 泉之遗迹", "name: 泉之古迹")):
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+        trials.write_text(text, encoding="utf-8")
+        redrawn = _build(project)
+        assert redrawn == [] if "terrain" in old else any("trial-map" in d for d in redrawn)
+    cached = _digest(project)
+    shutil.rmtree(project / "build")
+    _build(project)
+    assert _digest(project) == cached
+
+
+def test_what_a_drawing_read_of_a_deck_decides_when_it_is_drawn_again(tmp_path):
+    """A field of cards read by place records that field of every card; a count, the count; walking
+    the deck, the whole deck. Each recorded part, changed, draws again; anything else is a hit."""
+    from generator.render.piece_cache import PieceCache
+    from generator.source.load import load_game
+    root = make_project(tmp_path / "project", [GAME])
+    proj = Project.at(root)
+    game = load_game(proj, GAME, "zh-Hans")
+    cache = PieceCache(Assets(proj), game, False)
+    drawn = []
+
+    def run(trials, reads):
+        def draw(context):
+            drawn.append(reads(context["decks"]))
+            return b"%PDF " + repr(drawn[-1]).encode()
+        drawn.clear()
+        # the drawing's own sheets are in its key: here, the name of what it reads
+        cache.draw([reads.__name__], game.packs[0], {"decks": {"trials": trials}, "derived": {}}, draw)
+        return len(drawn)
+
+    def deck(**change):
+        cards = [{"name": "A", "terrain": "x"}, {"name": "B", "terrain": "y"}]
+        for field, value in change.items():
+            cards[1][field] = value
+        return cards
+    def by_place(decks):
+        return decks["trials"][1]["name"] if "trials" in decks else None
+    assert run(deck(), by_place) == 1
+    assert run(deck(terrain="z"), by_place) == 0           # a field it did not read
+    assert run(deck(name="C"), by_place) == 1              # the field it read
+    assert run(deck(name="C") + [{"name": "D"}], by_place) == 1       # another card: that field of it
+    def counted(decks):
+        return len(decks["trials"])
+    assert run(deck(), counted) == 1 and run(deck(name="E"), counted) == 0
+    assert run(deck() + [{"name": "F"}], counted) == 1
+    def walked(decks):
+        return [c["terrain"] for c in decks["trials"]]
+    assert run(deck(), walked) == 1 and run(deck(name="G"), walked) == 1

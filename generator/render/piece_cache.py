@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import NamedTuple
 
 from generator.fingerprint import engine_fingerprint
 from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
@@ -90,22 +91,46 @@ class PieceCache:
         one the context does not have (an expression looked for it in vain)."""
         if part is _ABSENT:
             return "-"
-        known = self._parts.get(id(part))
+        ident = (id(part.cards), part.field) if isinstance(part, _Field) else id(part)
+        known = self._parts.get(ident)
         if known is None:
-            known = self._parts[id(part)] = (part, hashlib.sha256(_json(part)).hexdigest())
+            value = part.values() if isinstance(part, _Field) else part
+            known = self._parts[ident] = (part, hashlib.sha256(_json(value)).hexdigest())
         return known[1]
 
 
 _ABSENT = object()
 
 
+class _Field(NamedTuple):
+    """One field of every card of a deck (or row of a table), in order."""
+    cards: list
+    field: str
+
+    def values(self) -> list | int:
+        if self.field == COUNT:
+            return len(self.cards)
+        return [card.get(self.field, _MISSING) if isinstance(card, dict) else _MISSING for card in self.cards]
+
+
+COUNT = "#"                     # the "field" that stands for how many cards a deck has
+
+
+_MISSING = "<no such field>"
+
+
 def _part(context: dict, name: str):
-    """A watched part by its name: "decks" (all of them) or "decks/oaths" (one deck)."""
-    top, _, key = name.partition("/")
+    """A watched part by its name: "decks" (all of them), "decks/oaths" (one deck) or
+    "decks/oaths/name" (that field of each of its cards)."""
+    top, _, rest = name.partition("/")
+    key, _, field = rest.partition("/")
     part = context.get(top, _ABSENT)
-    if key and isinstance(part, dict):
-        return part.get(key, _ABSENT)
-    return _ABSENT if key else part
+    if not rest:
+        return part
+    part = part.get(key, _ABSENT) if isinstance(part, dict) else _ABSENT
+    if not field or part is _ABSENT:
+        return part
+    return _Field(part, field) if isinstance(part, list) else _ABSENT
 
 
 class _ByKey(Watched):
@@ -113,16 +138,82 @@ class _ByKey(Watched):
     alone), and the whole part when one walks, counts or prints it."""
 
     def __getitem__(self, key):
-        self._seen.add(f"{self._name}/{key}")
-        return dict.__getitem__(self, key)
+        return _entry(dict.__getitem__(self, key), f"{self._name}/{key}", self._seen)
 
     def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return self[key]
         self._seen.add(f"{self._name}/{key}")
-        return dict.get(self, key, default)
+        return default
 
-    def __contains__(self, key):
-        self._seen.add(f"{self._name}/{key}")
+    def __contains__(self, key):           # (the expressions' getattr asks first): how many it has
+        cards = isinstance(dict.get(self, key), list)
+        self._seen.add(f"{self._name}/{key}/{COUNT}" if cards else f"{self._name}/{key}")
         return dict.__contains__(self, key)
+
+
+def _entry(value, name: str, seen: set):
+    """A deck (or table) an expression reached: watched card by card when it is a list of cards,
+    else noted whole at once."""
+    if isinstance(value, list):
+        return _Cards(value, name, seen)
+    seen.add(name)
+    return value
+
+
+def _noting_whole(method: str):
+    def whole(self, *args, **kwargs):
+        self._seen.add(self._name)
+        return getattr(super(type(self), self), method)(*args, **kwargs)
+    return whole
+
+
+class _Cards(list):
+    """A deck an expression reached. Reading a field of one card by its place (`decks.trials[2].name`,
+    as a board's station list does) notes that field of every card, in order: a card's other fields
+    redraw nothing. Anything else (walking it, counting it, printing a card) notes the whole deck."""
+
+    def __init__(self, cards: list, name: str, seen: set):
+        super().__init__(cards)
+        self._name, self._seen = name, seen
+
+    def __len__(self):
+        self._seen.add(f"{self._name}/{COUNT}")
+        return list.__len__(self)
+
+    def __getitem__(self, index):
+        item = list.__getitem__(self, index)
+        if isinstance(index, int) and isinstance(item, dict):
+            return _Card(item, self._name, self._seen)
+        self._seen.add(self._name)
+        return item
+
+
+class _Card(dict):
+    def __init__(self, card: dict, deck: str, seen: set):
+        super().__init__(card)
+        self._name, self._seen = deck, seen
+
+    def __getitem__(self, field):
+        self._seen.add(f"{self._name}/{field}")
+        return dict.__getitem__(self, field)
+
+    def get(self, field, default=None):
+        self._seen.add(f"{self._name}/{field}")
+        return dict.get(self, field, default)
+
+    def __contains__(self, field):          # (the expressions' getattr asks first)
+        self._seen.add(f"{self._name}/{field}")
+        return dict.__contains__(self, field)
+
+
+for _method in ("__iter__", "__contains__", "__reversed__", "__repr__", "__str__", "__eq__", "__ne__",
+                "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__mul__", "__rmul__", "index", "count", "copy"):
+    setattr(_Cards, _method, _noting_whole(_method))
+for _method in ("__iter__", "__len__", "__repr__", "__str__", "__eq__", "__ne__", "__or__",
+                "__ror__", "keys", "values", "items", "copy"):
+    setattr(_Card, _method, _noting_whole(_method))
+_Cards.__hash__ = _Card.__hash__ = None
 
 
 def _json(value) -> bytes:

@@ -7,8 +7,10 @@ whole spec with its elements), the pack, the expression context (the game and it
 as plain data), the edition's translations, the ink saver, and the bytes of every bundled font.
 What the drawing reads while it draws is recorded with its hash beside the entry: the icons' SVG
 files, and each deck and table of the context that an expression reads (as a card's template memo
-does for all decks at once, render/template_memo.py). An edited icon redraws exactly the drawings
-that placed it; an edited card, only the drawings whose expressions read its deck.
+does for all decks at once, render/template_memo.py): a deck whole when an expression walks it, only
+one field of its cards when it reads that field by a card's place (`decks.trials[index].name`), only
+its count when it counts it. An edited icon redraws exactly the drawings that placed it; an edited
+card, only the drawings whose expressions read its deck (or the field that changed).
 An edition in another script also records each text it drew that holds words of the source's
 script (a name printed in both): the check for untranslated words passed on them, and is made
 again on a hit against today's catalogue. The catalogue as a whole is not in the key, so a card's

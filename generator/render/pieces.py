@@ -52,7 +52,6 @@ MAX_CELLS = 5_000       # cells, items or copies one element draws
 class PieceDrawer:
     def __init__(self, assets: Assets, game: Game, ink_saver: bool = False):
         self.assets, self.game, self.ink_saver = assets, game, ink_saver
-        register_fonts(assets)
         self.file = f"cards/{game.id}/{game.spec.pieces}"
         self._pieces: dict[str, dict] = {}
         self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
@@ -64,6 +63,7 @@ class PieceDrawer:
         return self.cache.draw(sheets, pack, context, lambda watched: self._draw_sheets(sheets, pack, watched))
 
     def _draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
+        register_fonts(self.assets)         # once a process, when something is drawn (not for a stored drawing)
         buffer = io.BytesIO()
         canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=self.assets.fonts[0].name)
         for sheet in sheets:

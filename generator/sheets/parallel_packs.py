@@ -33,11 +33,12 @@ class PackWritten:
 WriteOne = Callable[[object, str, int], tuple]     # (pack, paper, jobs) -> (path, report, manifest)
 
 
-def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int) -> Iterator[PackWritten]:
+def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
+                  weights: list[float] | None = None) -> Iterator[PackWritten]:
     """Each (pack, paper) of `todo` made and written by `write_one`, yielded in `todo`'s order.
-    With `jobs` > 1, the second half is made by a forked helper meanwhile; each process then
-    preflights on one core."""
-    half = (len(todo) + 1) // 2
+    With `jobs` > 1, the packs after the first half (by `weights`: what each costs to make, about)
+    are made by a forked helper meanwhile; each process then preflights on one core."""
+    half = _half(weights or [1] * len(todo))
     helper = None
     if jobs > 1 and len(todo) > 1 and can_fork():
         try:
@@ -64,6 +65,13 @@ def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int) -> Iterator
     finally:
         if helper is not None:      # this process failed (or its caller stopped) first
             helper.stop()
+
+
+def _half(weights: list[float]) -> int:
+    """How many packs from the front weigh closest to half of them all (at least one, and one left)."""
+    total = sum(weights)
+    fronts = [sum(weights[:k]) for k in range(1, len(weights))]
+    return 1 + min(range(len(fronts)), key=lambda i: abs(2 * fronts[i] - total))
 
 
 def _made_by_helper(todo: list[tuple], write_one: WriteOne) -> list[tuple]:

@@ -129,18 +129,22 @@ def built_game(tmp_path_factory, game: str) -> Built:
     return Built(project, game)
 
 
-def seed_store(project: Path, kits: list[Built]) -> None:
+def seed_store(project: Path, kits: list[Built], only: tuple[str, ...] = ()) -> None:
     """Start `project`'s store (build/.cache/) with what the session's builds of `kits` drew (linked,
-    not copied: the store replaces an entry, it never writes into one). Its whole packs and preflight
+    not copied: the store replaces an entry, it never writes into one); `only`: just those kinds
+    (e.g. "faces", for a test that counts what else a cold build draws). Its whole packs and preflight
     records stay behind (a test of builds in other modes makes and checks every pack itself), and
     fontconfig's cache, which names its project's folders."""
     def link(source: str, target: str) -> None:
         if not os.path.exists(target):          # an entry two games share (by its key: the same bytes)
             os.link(source, target)
+    left = {"packs", "pack-records", "preflight", "fontconfig"}
     for kit in kits:
-        shutil.copytree(kit.project / "build" / ".cache", project / "build" / ".cache", dirs_exist_ok=True,
-                        copy_function=link,
-                        ignore=shutil.ignore_patterns("packs", "pack-records", "preflight", "fontconfig"))
+        store = kit.project / "build" / ".cache"
+        if only:
+            left = {kind.name for kind in store.iterdir() if kind.name not in only}
+        shutil.copytree(store, project / "build" / ".cache", dirs_exist_ok=True, copy_function=link,
+                        ignore=shutil.ignore_patterns(*left))
 
 
 GAMES = sorted(p.parent.name for p in (ROOT / "cards").glob("*/game.yaml"))

@@ -42,9 +42,11 @@ def test_the_second_half_is_made_by_a_helper_and_comes_back_in_order_with_what_i
     assert [d.manifest["file"] for d in done] == [f"{p}-{q}.pdf" for p, q in TODO]
 
 
-def test_one_core_makes_them_all_here():
+def test_one_core_or_one_pack_makes_them_all_here():
     done = list(packs_written(TODO, _write_one(), jobs=1))
     assert {d.report["pid"] for d in done} == {PARENT} and {d.report["jobs"] for d in done} == {1}
+    one, = packs_written(TODO[:1], _write_one(), jobs=2, weights=[0])
+    assert one.report == {"pid": PARENT, "jobs": 2} and (one.pack, one.paper) == TODO[0]
 
 
 def test_a_pack_the_helper_refuses_is_the_builds_error_after_the_packs_before_it():

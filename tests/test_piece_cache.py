@@ -11,7 +11,7 @@ from generator.render.pieces import PieceDrawer
 from generator.sheets.kit import build_game
 from generator.source.assets import Assets
 from generator.source.project import Project, isolate_fonts
-from tests.conftest import ROOT, make_project
+from tests.conftest import ROOT, make_project, seed_store
 
 GAME = "cephiro-pillar"
 PIECES = f"cards/{GAME}/pieces.yaml"
@@ -20,10 +20,12 @@ FLAG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36"><rect x="4" 
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(tmp_path, monkeypatch, cephiro_built):
     """cephiro with its own icons/ folder (a copy, and one icon of its own that only the host marker
-    places), and a record of each drawing really drawn: the pieces on its sheets."""
+    places), and a record of each drawing really drawn: the pieces on its sheets. Its card faces come
+    from the session's build (they are not what these tests count)."""
     project = make_project(tmp_path / "project", [GAME])
+    seed_store(project, [cephiro_built], only=("faces",))
     (project / "icons").unlink()
     shutil.copytree(ROOT / "icons", project / "icons")
     (project / "icons/own").mkdir()

@@ -12,7 +12,7 @@ from generator.source.assets import Assets
 from generator.source.load import load_game
 from generator.source.project import Project
 from generator.check.validate import validate
-from tests.conftest import ROOT, pnp
+from tests.conftest import ROOT, pnp, seed_store
 from tests.pdfcheck import PAPER_PT, card_pages, page_text
 
 GAME = "reverse-wizard"
@@ -168,7 +168,8 @@ def test_deck_count_that_does_not_add_up(wizard):
     assert "4-player pack: deck 'common' holds 74 cards, the pack declares 75" in result.output
 
 
-def test_cost_above_the_mana_cap_is_a_note_or_an_error(wizard):
+def test_cost_above_the_mana_cap_is_a_note_or_an_error(wizard, wizard_built):
+    seed_store(wizard, [wizard_built])          # validate makes every pack: the faces come from the session's store
     result = pnp(wizard, "validate", GAME, "--verbose")
     assert result.exit_code == 0
     assert "note: card 'yanbaoshu': costs 25, above the mana cap 20; playable only after its own cost reduction" \

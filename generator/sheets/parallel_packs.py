@@ -38,9 +38,9 @@ def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
     """Each (pack, paper) of `todo` made and written by `write_one`, yielded in `todo`'s order.
     With `jobs` > 1, the packs after the first half (by `weights`: what each costs to make, about)
     are made by a forked helper meanwhile; each process then preflights on one core."""
-    half = _half(weights or [1] * len(todo))
-    helper = None
+    half, helper = len(todo), None
     if jobs > 1 and len(todo) > 1 and can_fork():
+        half = _half(weights or [1] * len(todo))
         try:
             helper = Helper(lambda: pickle.dumps(_made_by_helper(todo[half:], write_one)))
         except OSError:             # no process to be had: this one makes them all

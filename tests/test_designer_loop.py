@@ -578,9 +578,10 @@ def test_a_shipped_catalogue_records_the_source_of_every_entry_and_none_is_stale
                                          merged.kept, notes(text, source, "en", command)) == text
 
 
-def test_a_shipped_cards_chinese_text_edited_makes_validate_name_its_english_entry_out_of_date(tmp_path):
-    from tests.conftest import make_project
+def test_a_shipped_cards_chinese_text_edited_makes_validate_name_its_english_entry_out_of_date(tmp_path, nights_built):
+    from tests.conftest import make_project, seed_store
     project = make_project(tmp_path / "p", ["seven-nights"])
+    seed_store(project, [nights_built])         # validate makes every pack: its faces from the session's store
     path = project / "cards/seven-nights/guards.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("name: 弓手,", "name: 神弓手,"), encoding="utf-8")
     result = pnp(project, "validate", "seven-nights", "--lang", "en", "--verbose")

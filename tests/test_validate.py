@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import pnp
+from tests.conftest import pnp, seed_store
 
 GAME = "cephiro-pillar"
 
@@ -23,7 +23,8 @@ def line_of(project: Path, name: str, needle: str) -> int:
     return next(i for i, line in enumerate(lines, 1) if needle in line)
 
 
-def test_good_data_validates_with_notes_only(cephiro):
+def test_good_data_validates_with_notes_only(cephiro, cephiro_built):
+    seed_store(cephiro, [cephiro_built])        # validate makes every pack: its faces from the session's store
     result = pnp(cephiro, "validate", GAME, "--lang", "zh-Hans")
     assert result.exit_code == 0, result.output
     assert result.output == f"{GAME} (zh-Hans): valid (13 notes; --verbose lists them)\n"

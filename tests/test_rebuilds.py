@@ -20,7 +20,7 @@ from generator.source.assets import Assets
 from generator.sheets.kit import build_game, check_game, faces_for
 from generator.source.project import Project, isolate_fonts
 from generator.render.cards import CardRenderer
-from tests.conftest import ROOT, make_project, note_source_only, pnp
+from tests.conftest import ROOT, make_project, note_source_only, pnp, seed_store
 
 
 def _build(project: Path, game="cephiro-pillar", players=(2,), paper="a4", jobs=1):
@@ -218,7 +218,7 @@ def test_the_faces_record_is_written_only_when_a_card_or_pack_is_new_to_it(warm)
 def test_two_builds_at_once_share_the_cache_safely(tmp_path):
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
     command = [sys.executable, "-m", "generator", "--project", str(project), "build", "cephiro-pillar",
-               "--players", "2", "--paper", "a4"]
+               "--players", "2", "--paper", "a4", "--lang", "zh-Hans"]
     runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             for _ in range(2)]
     outputs = [r.communicate(timeout=300)[0] for r in runs]
@@ -361,7 +361,8 @@ def test_only_names_an_unknown_or_ambiguous_card(cephiro):
 
 # --- reprint packs -------------------------------------------------------------------------------
 
-def test_reprint_since_the_last_build_has_every_copy_of_the_changed_card(cephiro):
+def test_reprint_since_the_last_build_has_every_copy_of_the_changed_card(cephiro, cephiro_built):
+    seed_store(cephiro, [cephiro_built])        # its faces and boards from the session's build
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "5", "--paper", "a4").exit_code == 0
     nothing = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
     assert nothing.exit_code == 0 and "nothing changed since the cards were last printed" in nothing.output

@@ -1,6 +1,7 @@
 """The pnp command's surface: help, usage errors (exit 2), problems (exit 1)."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -47,8 +48,10 @@ def test_project_option_and_module_entry_point(cephiro, tmp_path):
 
 
 def test_same_input_gives_identical_files(cephiro):
+    """Two cold builds of the same input (the second after build/ is gone, store and all)."""
     outputs = []
     for _ in range(2):
+        shutil.rmtree(cephiro / "build", ignore_errors=True)
         assert pnp(cephiro, "build", "cephiro-pillar", "--players", "3", "--paper", "letter").exit_code == 0
         folder = cephiro / "build" / "cephiro-pillar"
         outputs.append([(folder / f"cephiro-pillar-3p-letter-zh-Hans.{ext}").read_bytes() for ext in ("pdf", "json")])

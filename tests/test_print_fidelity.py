@@ -290,7 +290,8 @@ def test_time_wheel_is_tiled_with_overlap_and_numbers(wizard_built):
 
 # --- back offset and calibration ------------------------------------------------------------
 
-def test_back_offset_shifts_every_back_and_still_passes(cephiro):
+def test_back_offset_shifts_every_back_and_still_passes(cephiro, cephiro_built):
+    seed_store(cephiro, [cephiro_built])        # its faces and boards from the session's build
     result = pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4", "--back-offset", "1.5,-0.5")
     assert result.exit_code == 0, result.output
     manifest = json.loads((cephiro / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.json").read_text())
@@ -303,7 +304,8 @@ def test_back_offset_shifts_every_back_and_still_passes(cephiro):
     assert abs(bx - (210 - fx - fw + 1.5)) < 0.001 and abs(by - (fy - 0.5)) < 0.001
 
 
-def test_calibration_sheet_and_saved_printer(cephiro):
+def test_calibration_sheet_and_saved_printer(cephiro, cephiro_built):
+    seed_store(cephiro, [cephiro_built])        # its faces and boards from the session's build
     result = pnp(cephiro, "calibrate", "--paper", "letter", "--lang", "zh-Hans")
     assert result.exit_code == 0
     sheet = pikepdf.open(cephiro / "build/calibration-letter-long.pdf")
@@ -342,7 +344,8 @@ def test_calibration_scale_reads_the_correction():
 
 # --- ink saver ------------------------------------------------------------------------------
 
-def test_ink_saver_drops_the_fills(cephiro, tmp_path):
+def test_ink_saver_drops_the_fills(cephiro, cephiro_built, tmp_path):
+    seed_store(cephiro, [cephiro_built])        # the inked faces from the session's build
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4", "--ink-saver").exit_code == 0
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4").exit_code == 0
     inked = []

@@ -1,0 +1,339 @@
+"""Red-team of the pack store (sheets/pack_store.py, issue #35), by a reader who did not write it.
+
+The claim: whole packs and standalone rules files are taken from build/.cache/packs (records in
+build/.cache/pack-records) when every part's key and page 1 are unchanged. After any sequence of edits of
+the inputs and print options, and with store entries damaged, a warm build writes byte for byte what a cold
+build of the same inputs writes, prints no stale page, skips no preflight refusal, never crashes and stays
+inside build/.
+
+One warm project (the bilingual night-market game with a board and a rulebook, its Chinese edition,
+3 players, A4) is built once (module scope) and copied for each case. A case that ends on the first
+inputs compares with that first build (a cold build of them); one that ends elsewhere builds cold.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from tests.conftest import pnp
+from tests.test_rebuild_sequences import _project
+
+GAME = "night-market"
+NM = f"cards/{GAME}/"
+PLAIN = ("build", GAME, "--players", "3", "--lang", "zh-Hans")
+ARGS = (*PLAIN, "--paper", "a4")
+PACK, RULES = f"{GAME}-3p-a4-zh-Hans.pdf", f"{GAME}-rules-a4-zh-Hans.pdf"
+
+
+def _run(project: Path, *args: str) -> str:
+    result = pnp(project, *(args or ARGS))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _outputs(project: Path) -> dict[str, bytes]:
+    folder = project / "build" / GAME
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+
+
+def _cold(project: Path, target: Path, *args: str) -> dict[str, bytes]:
+    shutil.copytree(project, target, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    _run(target, *args)
+    return _outputs(target)
+
+
+def _force(project: Path) -> None:
+    """Past the up-to-date stamps, so that the build meets the store (a pack's bytes are no input)."""
+    for stamp in (project / "build" / GAME).glob(".*.json"):
+        if stamp.name not in (".faces.json", ".written.json"):
+            stamp.unlink()
+
+
+def _entries(project: Path, kind: str, suffix: str = ".pdf") -> list[Path]:
+    return sorted(p for p in (project / "build/.cache" / kind).rglob(f"*{suffix}")
+                  if p.is_file() and "by-name" not in p.parts)
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    project = _project(tmp_path_factory.mktemp("warm") / "project")
+    _run(project)
+    outputs = _outputs(project)
+    assert sorted(n for n in outputs if n.endswith(".pdf")) == [PACK, RULES]
+    return project, outputs
+
+
+@pytest.fixture
+def made(monkeypatch) -> list[str]:
+    """The packs and rules files made (not taken from the store) by the builds of a test, by name."""
+    from generator.sheets import kit, pack
+    names: list[str] = []
+    body, rules = pack.PackBuilder._body, kit.build_rules
+
+    def _body(self, sections, paper, p, *args, **kwargs):
+        names.append(f"{p.key}-{paper}")
+        return body(self, sections, paper, p, *args, **kwargs)
+
+    def build_rules(game, assets, pages, paper, title):
+        names.append(f"rules-{paper}")
+        return rules(game, assets, pages, paper, title)
+    monkeypatch.setattr(pack.PackBuilder, "_body", _body)
+    monkeypatch.setattr(kit, "build_rules", build_rules)
+    return names
+
+
+def _copy(warm, tmp_path: Path) -> Path:
+    target = tmp_path / "project"
+    shutil.copytree(warm[0], target, symlinks=True)
+    return target
+
+
+def _sub(name: str, old: str, new: str):
+    def edit(p: Path) -> None:
+        path = p / name
+        text = path.read_text(encoding="utf-8")
+        assert old in text, (name, old)
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return edit
+
+
+def _sources(p: Path) -> dict[Path, bytes]:
+    """Every file of the project but build/, through linked folders (fonts/, icons/) too."""
+    found = {}
+    for base, dirs, files in os.walk(p, followlinks=True):
+        dirs[:] = [d for d in dirs if not (Path(base) == p and d == "build")]
+        found.update({Path(base) / f: (Path(base) / f).read_bytes() for f in files})
+    return found
+
+
+def _undo(p: Path, before: dict[Path, bytes]) -> None:
+    for path, data in _sources(p).items():
+        if path not in before:
+            path.unlink()
+        elif data != before[path]:
+            path.write_bytes(before[path])
+
+
+# --- edits, one after another: warm == cold at the end, and an edit undone takes every file -------------
+
+EDITS = {
+    "a card's text": _sub(NM + "stalls.yaml", "motto: 红红火火", "motto: 红红火火火"),
+    "a card the rulebook quotes": _sub(NM + "goods.yaml", "name: 走马灯,", "name: 走马灯笼,"),
+    "the board's label": _sub(NM + "pieces.yaml", "夜市计分板 · {{ pack.players }} 人", "夜市大计分板 · {{ pack.players }} 人"),
+    "rules.py (the rulebook's and the board's number)": _sub(NM + "rules.py", "GOAL = 25", "GOAL = 26"),
+    "the rulebook's Markdown": _sub(NM + "rulebook/zh-Hans.md", "货品牌的第一张", "货品牌里的第一张"),
+    "game.yaml (the title every page 1 and the rules print)": _sub(NM + "game.yaml", "title: 夜市摊主", "title: 夜市摊主人"),
+    "a card template": _sub(f"templates/{GAME}/goods.html", '{{ _("文") }}', '{{ _("文") }}!'),
+    "a stylesheet": _sub(f"templates/{GAME}/market.css", ".kind { top: 50mm; font-size: 8pt; color: #7a6a8a; }",
+                         ".kind { top: 50mm; font-size: 8pt; color: #aa0000; }"),
+    "pnp.toml (short-edge duplex)": lambda p: (p / "pnp.toml").write_text('[print]\nduplex = "short"\n'),
+}
+
+
+# --- more edit kinds: a font, an icon, a picture and a template only page 1 reads ------------------------
+
+def _own_copy(p: Path, folder: str) -> None:
+    """The shared folder (a link to the repository's) copied into the project, to edit."""
+    target = (p / folder).resolve()
+    (p / folder).unlink()
+    shutil.copytree(target, p / folder)
+
+
+def _font(p: Path) -> None:
+    _own_copy(p, "fonts")
+    (p / "fonts/NotoSansSC-Regular.ttf").write_bytes((p / "fonts/NotoSansSC-Bold.ttf").read_bytes())
+
+
+def _icon(p: Path) -> None:
+    _own_copy(p, "icons")
+    path = p / "icons/twemoji/1f3c6.svg"            # the trophy on the board's track
+    path.write_text(path.read_text().replace('fill="#FFAC33"', 'fill="#3355FF"', 1))
+
+
+def _page_one(text: str):
+    return lambda p: (p / f"templates/{GAME}/info.html").write_text(f"<p>{text}</p>", encoding="utf-8")
+
+
+EDITS.update({
+    "a font file": _font,
+    "an icon the board draws": _icon,
+    "a game's info.html (page 1 only)": _page_one("Market note two"),
+    "the rulebook's stylesheet": lambda p: (p / f"templates/{GAME}/rulebook.css").write_text(
+        "h2 { color: #aa0000; }\n", encoding="utf-8"),
+})
+
+
+@pytest.mark.parametrize("what", sorted(EDITS))
+def test_an_edit_builds_what_a_cold_build_writes_and_undone_takes_every_file(warm, tmp_path, made, what):
+    project = _copy(warm, tmp_path)
+    before = _sources(project)
+    EDITS[what](project)
+    _run(project)
+    edited = _outputs(project)
+    assert edited != warm[1] and made, what     # (the edit is printed, by a pack made again)
+    assert edited == _cold(project, tmp_path / "cold"), what
+    made.clear()
+    _undo(project, before)
+    _run(project)
+    assert _outputs(project) == warm[1], what
+    assert made == [], (what, made)             # every file taken from the store
+
+
+# --- print options between builds: each its own pack, the default then taken as it was ------------------
+
+OPTION_RUNS = {
+    "--duplex short": ("--duplex", "short"),
+    "--duplex none": ("--duplex", "none"),
+    "--ink-saver": ("--ink-saver",),
+    "--cutter silhouette": ("--cutter", "silhouette"),
+    "--fit": ("--fit",),
+    "--draft": ("--draft",),
+    "--sheets per-deck": ("--sheets", "per-deck"),
+    "--back-offset": ("--back-offset", "0.5,-0.5"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(OPTION_RUNS))
+def test_a_build_with_other_print_options_in_between_leaves_the_default_as_cold(warm, tmp_path, made, what):
+    project = _copy(warm, tmp_path)
+    _run(project, *ARGS, *OPTION_RUNS[what])
+    out, cold = _outputs(project), _cold(project, tmp_path / "cold", *ARGS, *OPTION_RUNS[what])
+    assert {n: out.get(n) for n in cold} == cold, what        # (the default's files stay beside them)
+    made.clear()
+    _run(project)
+    assert {n: b for n, b in _outputs(project).items() if n in warm[1]} == warm[1], what
+
+
+# --- damaged entries and records: a miss, made again, never printed --------------------------------------
+
+def _cut(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: max(1, path.stat().st_size // 2)])
+
+
+def _garble(path: Path) -> None:
+    """Bytes flipped in the middle, size and modification time kept."""
+    info = path.stat()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 8] = bytes(b ^ 0x5A for b in data[middle:middle + 8])
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def _folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+    (path / "x").write_text("x")
+
+
+def _swap(a: Path, b: Path) -> None:
+    tmp = a.with_suffix(".swap")
+    a.rename(tmp)
+    b.rename(a)
+    tmp.rename(b)
+
+
+def _symlink(path: Path, other: Path) -> None:
+    path.unlink()
+    path.symlink_to(other)
+
+
+def _each(kind: str, action, suffix: str = ".pdf"):
+    def damage(p: Path) -> None:
+        entries = _entries(p, kind, suffix)
+        assert len(entries) == 2, (kind, entries)           # the pack's and the rules file's
+        for entry in entries:
+            action(entry)
+    return damage
+
+
+def _pair(kind: str, action, suffix: str = ".pdf"):
+    def damage(p: Path) -> None:
+        first, second = _entries(p, kind, suffix)
+        action(first, second)
+    return damage
+
+
+def _listings(action):
+    def damage(p: Path) -> None:
+        listings = sorted((p / "build/.cache/pack-records/by-name").iterdir())
+        assert len(listings) == 2, listings
+        for listing in listings:
+            action(listing)
+    return damage
+
+
+def _json_as(value):
+    return lambda path: path.write_text(json.dumps(value))
+
+
+DAMAGE = {
+    "pack entries cut": _each("packs", _cut),
+    "pack entries garbled in place": _each("packs", _garble),
+    "pack entries emptied": _each("packs", lambda path: path.write_bytes(b"")),
+    "pack entries folders": _each("packs", _folder),
+    "pack entries swapped (the pack's and the rules')": _pair("packs", _swap),
+    "the pack's entry a symlink to the rules'": _pair("packs", lambda a, b: _symlink(a, b)),
+    "the rules' entry a symlink to the pack's": _pair("packs", lambda a, b: _symlink(b, a)),
+    "pack entries removed": _each("packs", Path.unlink),
+    "pack entry manifests swapped": _pair("packs", _swap, ".json"),
+    "pack entry manifests garbled": _each("packs", _garble, ".json"),
+    "pack entry manifests emptied": _each("packs", lambda path: path.write_bytes(b""), ".json"),
+    "pack entry manifests of the wrong shape": _each("packs", _json_as({"entries": [{"key": "0" * 40}]}), ".json"),
+    "records cut": _each("pack-records", _cut),
+    "records garbled": _each("pack-records", _garble),
+    "records swapped": _pair("pack-records", _swap),
+    "records folders": _each("pack-records", _folder),
+    "record manifests swapped": _pair("pack-records", _swap, ".json"),
+    "record manifests folders": _each("pack-records", _folder, ".json"),
+    "by-name listings garbled": _listings(_garble),
+    "by-name listings folders": _listings(_folder),
+    "by-name listings of the wrong shape": _listings(_json_as({"keys": [1, "../../x", None]})),
+    "the packs store a file": lambda p: (shutil.rmtree(p / "build/.cache/packs"),
+                                         (p / "build/.cache/packs").write_text("x")),
+    "the pack-records store a file": lambda p: (shutil.rmtree(p / "build/.cache/pack-records"),
+                                                (p / "build/.cache/pack-records").write_text("x")),
+    "page 1's entries removed": lambda p: shutil.rmtree(p / "build/.cache/info"),
+    "the rulebook's entries removed": lambda p: shutil.rmtree(p / "build/.cache/rulebook"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(DAMAGE))
+def test_a_damaged_store_entry_is_a_miss_and_the_build_equals_the_first(warm, tmp_path, what):
+    project = _copy(warm, tmp_path)
+    DAMAGE[what](project)
+    _force(project)
+    _run(project)
+    assert _outputs(project) == warm[1], what
+    _force(project)
+    _run(project)                               # and what it keeps is whole
+    assert _outputs(project) == warm[1], what
+
+
+# --- sequences ---------------------------------------------------------------------------------------------
+
+MOTTO = NM + "stalls.yaml"
+
+
+def test_more_variants_than_the_store_keeps_then_the_first_again(warm, tmp_path, made):
+    """Six edits of one card (the store keeps four packs of a file name): the first inputs again make
+    the evicted pack anew, byte for byte the first build's, and the store holds four of that name."""
+    from generator.sheets.pack_store import KEEP
+    project = _copy(warm, tmp_path)
+    before = _sources(project)
+    for n in range(1, KEEP + 3):
+        _sub(MOTTO, "motto: 红红火火" + "火" * (n - 1) + "}", "motto: 红红火火" + "火" * n + "}")(project)
+        _run(project)
+    made.clear()
+    _undo(project, before)
+    _run(project)
+    assert made == ["3p-a4"]                    # evicted: made again; the rules taken
+    assert _outputs(project) == warm[1]
+    listing = json.loads((project / f"build/.cache/pack-records/by-name/{PACK}.json").read_text())
+    assert len(listing) == KEEP and len(_entries(project, "packs")) == KEEP + 1

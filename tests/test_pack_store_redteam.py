@@ -418,3 +418,110 @@ def test_a_draft_page_one_taken_back_keeps_its_draft_warning(warm, tmp_path):
     said, fresh = _run(cold, *draft), _outputs(cold)
     assert {n: _outputs(project).get(n) for n in fresh} == fresh      # (the default's files beside)
     assert _said(out) == _said(said)
+
+
+# --- sequences of builds with other commands and selections in between -------------------------------------
+
+def _same_as_cold(project: Path, cold: Path, *args: str) -> None:
+    """The files a cold build of the same inputs writes are, byte for byte, in the warm project."""
+    fresh = _cold(project, cold, *args)
+    warm = _outputs(project)
+    assert [n for n in fresh if warm.get(n) != fresh[n]] == []
+
+
+CARD = _sub(MOTTO, "motto: 红红火火}", "motto: 红红火火火}")
+
+
+def test_a_reprint_then_a_build(warm, tmp_path, made):
+    project = _copy(warm, tmp_path)
+    CARD(project)
+    out = _run(project, "reprint", GAME, "--paper", "a4", "--lang", "zh-Hans")
+    assert "reprint" in out
+    _run(project)
+    _same_as_cold(project, tmp_path / "cold")
+
+
+def test_a_proof_of_one_card_then_a_build(warm, tmp_path, made):
+    project = _copy(warm, tmp_path)
+    CARD(project)
+    _run(project, *ARGS, "--only", "stalls/stall-red")
+    _run(project)
+    _same_as_cold(project, tmp_path / "cold")
+
+
+@pytest.mark.parametrize("between", [("--players", "2"), ("--paper", "letter"), ("--players", "2,3")])
+def test_another_selection_in_between_then_the_first_is_taken(warm, tmp_path, made, between):
+    project = _copy(warm, tmp_path)
+    args = ("build", GAME, "--lang", "zh-Hans", *(("--players", "3") if between[0] == "--paper" else ("--paper", "a4")))
+    _run(project, *args, *between)
+    made.clear()
+    _run(project)
+    out = _outputs(project)                     # (the other selection's files stay beside)
+    assert {n: out.get(n) for n in warm[1]} == warm[1] and made == [], between
+
+
+def test_a_pack_entry_swapped_with_the_same_packs_older_one(warm, tmp_path, made):
+    """Two packs of one file (before and after a card edit) trade their entries and records: each is a
+    miss, made again from its parts."""
+    project = _copy(warm, tmp_path)
+    before = _sources(project)
+    CARD(project)
+    _run(project)
+    store = project / "build/.cache"
+    new, old = json.loads((store / f"pack-records/by-name/{PACK}.json").read_text())
+
+    def entry(kind: str, key: str) -> Path:
+        (found,) = json.loads((store / kind / key[:2] / f"{key}.json").read_text())["entries"]
+        return store / kind / found["key"][:2] / f"{found['key']}.pdf"
+    _swap(entry("pack-records", old), entry("pack-records", new))
+    _swap(entry("packs", old), entry("packs", new))
+    made.clear()
+    _undo(project, before)
+    _run(project)
+    assert _outputs(project) == warm[1] and made == ["3p-a4"]
+
+
+# --- two editions: an edit in one language takes every pack of the other, undone every pack of both ---------
+
+BOTH = ("build", GAME, "--players", "3", "--paper", "a4")
+
+
+def test_an_edit_of_one_edition_and_undone_with_both_built(warm, tmp_path, made):
+    project = _copy(warm, tmp_path)
+    before = _sources(project)
+    assert "wrote" in pnp(project, *BOTH, every_language=True).output
+    first = _outputs(project)
+    assert len([n for n in first if n.endswith(".pdf")]) == 4
+    made.clear()
+    _sub(NM + "i18n/en.yaml", "Roll ≥ 4: gain 2 coins.", "Roll 4+: gain 2 coins.")(project)
+    assert pnp(project, *BOTH, every_language=True).exit_code == 0
+    assert made == ["3p-a4"]                    # the English pack; its rules and the Chinese edition taken
+    edited = _outputs(project)
+    assert [n for n in first if edited[n] != first[n]] == [f"{GAME}-3p-a4-en.pdf"]
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    assert pnp(cold, *BOTH, every_language=True).exit_code == 0
+    assert _outputs(cold) == edited
+    made.clear()
+    _undo(project, before)
+    assert pnp(project, *BOTH, every_language=True).exit_code == 0
+    assert _outputs(project) == first and made == []
+
+
+# --- page 1 never stale: its page numbers follow a rulebook that grows --------------------------------------
+
+def test_page_one_lists_the_rulebook_pages_of_a_rulebook_that_grew(warm, tmp_path):
+    project = _copy(warm, tmp_path)
+    more = "\n".join(f"## {n} 规则\n\n" + "每位摊主轮流出一张货品牌，然后收钱。" * 20 for n in range(2, 40))
+    rulebook = project / NM / "rulebook/zh-Hans.md"
+    rulebook.write_text(rulebook.read_text(encoding="utf-8") + "\n" + more + "\n", encoding="utf-8")
+    _run(project)
+    grown = _outputs(project)
+    pages = len(PdfReader(project / "build" / GAME / PACK).pages)
+    assert pages > len(PdfReader(warm[0] / "build" / GAME / PACK).pages)
+    page_one = PdfReader(project / "build" / GAME / PACK).pages[0].extract_text()
+    runs = json.loads(grown[PACK.replace(".pdf", ".json")])["runs"]
+    assert f"共 {pages} 页" in page_one and runs[0]["pages"][1] > 3
+    for a, b in (run["pages"] for run in runs):
+        assert (f"第 {a}–{b} 页" if a != b else f"第 {a} 页") in page_one
+    assert grown == _cold(project, tmp_path / "cold")

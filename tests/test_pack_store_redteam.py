@@ -422,11 +422,12 @@ def test_a_draft_page_one_taken_back_keeps_its_draft_warning(warm, tmp_path):
 
 # --- sequences of builds with other commands and selections in between -------------------------------------
 
-def _same_as_cold(project: Path, cold: Path, *args: str) -> None:
-    """The files a cold build of the same inputs writes are, byte for byte, in the warm project."""
+def _same_as_cold(project: Path, cold: Path, *args: str, beside: tuple[str, ...] = ()) -> None:
+    """The warm project's files are, byte for byte, those a cold build of the same inputs writes (and
+    those of another command named `beside`)."""
     fresh = _cold(project, cold, *args)
     warm = _outputs(project)
-    assert [n for n in fresh if warm.get(n) != fresh[n]] == []
+    assert {n: b for n, b in warm.items() if not n.startswith(beside)} == fresh
 
 
 CARD = _sub(MOTTO, "motto: 红红火火}", "motto: 红红火火火}")
@@ -438,7 +439,7 @@ def test_a_reprint_then_a_build(warm, tmp_path, made):
     out = _run(project, "reprint", GAME, "--paper", "a4", "--lang", "zh-Hans")
     assert "reprint" in out
     _run(project)
-    _same_as_cold(project, tmp_path / "cold")
+    _same_as_cold(project, tmp_path / "cold", beside=(f"{GAME}-reprint-",))
 
 
 def test_a_proof_of_one_card_then_a_build(warm, tmp_path, made):
@@ -446,7 +447,7 @@ def test_a_proof_of_one_card_then_a_build(warm, tmp_path, made):
     CARD(project)
     _run(project, *ARGS, "--only", "stalls/stall-red")
     _run(project)
-    _same_as_cold(project, tmp_path / "cold")
+    _same_as_cold(project, tmp_path / "cold", beside=("cards/",))
 
 
 @pytest.mark.parametrize("between", [("--players", "2"), ("--paper", "letter"), ("--players", "2,3")])
@@ -562,3 +563,31 @@ def test_rules_kept_by_a_draft_build_are_refused_without_draft_as_a_cold_build_r
     cold_result = pnp(cold, *ARGS)
     assert cold_result.exit_code == 1 and f"{RULES}: preflight: page 2" in cold_result.output
     assert (warm_result.exit_code, _said(warm_result.output)) == (1, _said(cold_result.output))
+
+
+def test_validate_in_between_then_a_build(warm, tmp_path, made):
+    """`pnp validate` makes every pack in memory (taking what the store holds) and keeps nothing."""
+    project = _copy(warm, tmp_path)
+    CARD(project)
+    assert pnp(project, "validate", GAME, "--lang", "zh-Hans").exit_code == 0
+    _run(project)
+    _same_as_cold(project, tmp_path / "cold")
+
+
+def test_a_pack_that_became_cards_only_and_back(warm, tmp_path, made):
+    """No rulebook and no pieces: the pack is built on its last file (sheets/sheet_cache.py), not a store
+    value; with them back it is the store's again, and taken."""
+    project = _copy(warm, tmp_path)
+    before = _sources(project)
+    shutil.rmtree(project / NM / "rulebook")
+    _sub(NM + "game.yaml", '    pieces: {market-board: 1, coin: "{{ derived.coins[3] }}", first-marker: 1}\n', "")(project)
+    _run(project)
+    _same_as_cold(project, tmp_path / "cold")
+    made.clear()
+    _undo(project, before)
+    (project / NM / "rulebook").mkdir()
+    for path, data in before.items():
+        path.write_bytes(data)
+    _run(project)
+    out = _outputs(project)
+    assert {n: out.get(n) for n in warm[1]} == warm[1] and made == []

@@ -8,9 +8,11 @@ may leave a hidden `.<name>.*.tmp` beside the target, never a half-written targe
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import shutil
+import stat
 import threading
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
@@ -55,9 +57,21 @@ def worth_rewriting(differing: int, entries: int) -> bool:
     return differing * REWRITE_SHARE > entries
 
 
+_READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
 def read_record(path: Path):
-    """A record's value; OSError if it cannot be read, ValueError if it is not JSON."""
-    return orjson.loads(path.read_bytes())
+    """A record's value; OSError if it cannot be read (IsADirectoryError for a folder), ValueError
+    if it is not JSON. Only a regular file is read: a named pipe in a record's place would block the
+    build forever, a link to a device never end (opened without waiting, as source/files.py does)."""
+    fd = os.open(path, _READ)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return orjson.loads(handle.read())
 
 
 def make_room(path: Path) -> None:

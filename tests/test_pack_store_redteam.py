@@ -36,6 +36,11 @@ def _run(project: Path, *args: str) -> str:
     return result.output
 
 
+def _said(output: str) -> list[str]:
+    """The build's lines but the count of faces drawn (a cold build draws them all)."""
+    return [line for line in output.splitlines() if "rendered" not in line]
+
+
 def _outputs(project: Path) -> dict[str, bytes]:
     folder = project / "build" / GAME
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
@@ -169,7 +174,11 @@ EDITS.update({
 })
 
 
-@pytest.mark.parametrize("what", sorted(EDITS))
+ONE_BY_ONE = ["a card the rulebook quotes", "the board's label", "rules.py (the rulebook's and the board's number)",
+              "the rulebook's Markdown", "a game's info.html (page 1 only)", "a font file"]
+
+
+@pytest.mark.parametrize("what", ONE_BY_ONE)
 def test_an_edit_builds_what_a_cold_build_writes_and_undone_takes_every_file(warm, tmp_path, made, what):
     project = _copy(warm, tmp_path)
     before = _sources(project)
@@ -183,6 +192,20 @@ def test_an_edit_builds_what_a_cold_build_writes_and_undone_takes_every_file(war
     _run(project)
     assert _outputs(project) == warm[1], what
     assert made == [], (what, made)             # every file taken from the store
+
+
+def test_every_edit_kind_one_after_another_then_all_undone(warm, tmp_path):
+    """Each edit on top of the ones before, a build after each (so the store holds a pack of every step
+    and evicts the oldest); then a cold build of the end; then every edit undone at once."""
+    project = _copy(warm, tmp_path)
+    before = _sources(project)
+    for what in sorted(EDITS):
+        EDITS[what](project)
+        assert "wrote" in _run(project), what
+    assert _outputs(project) == _cold(project, tmp_path / "cold")
+    _undo(project, before)
+    _run(project)
+    assert _outputs(project) == warm[1]
 
 
 # --- print options between builds: each its own pack, the default then taken as it was ------------------
@@ -199,7 +222,7 @@ OPTION_RUNS = {
 }
 
 
-@pytest.mark.parametrize("what", sorted(OPTION_RUNS))
+@pytest.mark.parametrize("what", ["--draft", "--cutter silhouette"])
 def test_a_build_with_other_print_options_in_between_leaves_the_default_as_cold(warm, tmp_path, made, what):
     project = _copy(warm, tmp_path)
     _run(project, *ARGS, *OPTION_RUNS[what])
@@ -207,7 +230,19 @@ def test_a_build_with_other_print_options_in_between_leaves_the_default_as_cold(
     assert {n: out.get(n) for n in cold} == cold, what        # (the default's files stay beside them)
     made.clear()
     _run(project)
-    assert {n: b for n, b in _outputs(project).items() if n in warm[1]} == warm[1], what
+    assert {n: b for n, b in _outputs(project).items() if n in warm[1]} == warm[1] and made == [], what
+
+
+def test_every_print_option_in_between_then_the_default_is_taken(warm, tmp_path, made):
+    project = _copy(warm, tmp_path)
+    for what, extra in OPTION_RUNS.items():
+        assert "wrote" in _run(project, *ARGS, *extra), what
+    made.clear()
+    _run(project)
+    out = _outputs(project)
+    # seven packs beside the default's: --back-offset writes the default's file (the last build rewrote it)
+    assert len([n for n in out if n.startswith(f"{GAME}-3p-") and n.endswith(".pdf")]) == len(OPTION_RUNS)
+    assert {n: out[n] for n in warm[1]} == warm[1] and made == []
 
 
 # --- damaged entries and records: a miss, made again, never printed --------------------------------------
@@ -261,11 +296,14 @@ def _pair(kind: str, action, suffix: str = ".pdf"):
 
 
 def _listings(action):
+    """Each by-name listing damaged, and the pack entries gone: every file made again and kept, which
+    reads and writes its listing."""
     def damage(p: Path) -> None:
         listings = sorted((p / "build/.cache/pack-records/by-name").iterdir())
         assert len(listings) == 2, listings
         for listing in listings:
             action(listing)
+        shutil.rmtree(p / "build/.cache/packs")
     return damage
 
 
@@ -295,6 +333,12 @@ DAMAGE = {
     "by-name listings garbled": _listings(_garble),
     "by-name listings folders": _listings(_folder),
     "by-name listings of the wrong shape": _listings(_json_as({"keys": [1, "../../x", None]})),
+    "by-name listings naming keys that are not hex": _listings(_json_as(["../../../../cards", "a" * 64 + "/.."])),
+    "by-name listings swapped (the pack's and the rules')": lambda p: (
+        _swap(*sorted((p / "build/.cache/pack-records/by-name").iterdir())), shutil.rmtree(p / "build/.cache/packs")),
+    "the by-name folder a file": lambda p: (shutil.rmtree(p / "build/.cache/pack-records/by-name"),
+                                            (p / "build/.cache/pack-records/by-name").write_text("x"),
+                                            shutil.rmtree(p / "build/.cache/packs")),
     "the packs store a file": lambda p: (shutil.rmtree(p / "build/.cache/packs"),
                                          (p / "build/.cache/packs").write_text("x")),
     "the pack-records store a file": lambda p: (shutil.rmtree(p / "build/.cache/pack-records"),
@@ -304,16 +348,20 @@ DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("what", sorted(DAMAGE))
-def test_a_damaged_store_entry_is_a_miss_and_the_build_equals_the_first(warm, tmp_path, what):
+def test_damage_after_damage_each_a_miss_and_each_build_equals_the_first(warm, tmp_path):
+    """Each damage done to the store as the build before left it, then a build: every time the files
+    are the first build's (a damaged entry is never printed), and the build says nothing else."""
     project = _copy(warm, tmp_path)
-    DAMAGE[what](project)
     _force(project)
-    _run(project)
-    assert _outputs(project) == warm[1], what
+    said = _said(_run(project))
+    for what, damage in DAMAGE.items():
+        damage(project)
+        _force(project)
+        assert _said(_run(project)) == said, what
+        assert _outputs(project) == warm[1], what
     _force(project)
-    _run(project)                               # and what it keeps is whole
-    assert _outputs(project) == warm[1], what
+    _run(project)                               # and what it kept last is whole
+    assert _outputs(project) == warm[1]
 
 
 # --- sequences ---------------------------------------------------------------------------------------------
@@ -390,11 +438,6 @@ def test_a_pack_entry_linked_to_a_copy_outside_build_is_not_read(warm, tmp_path,
 
 # --- what the build says: a pack taken says what a cold build says -----------------------------------------
 
-def _said(output: str) -> list[str]:
-    """The build's lines but the count of faces drawn (a cold build draws them all)."""
-    return [line for line in output.splitlines() if "rendered" not in line]
-
-
 @pytest.mark.xfail(reason="pack_store.PackStore keeps one record (with preflight's report) per pack key, "
                           "and up to eight entries per key, one per page 1: a page 1 taken back is "
                           "reported with the report of the page 1 kept last", strict=True)
@@ -440,25 +483,6 @@ def test_a_reprint_then_a_build(warm, tmp_path, made):
     assert "reprint" in out
     _run(project)
     _same_as_cold(project, tmp_path / "cold", beside=(f"{GAME}-reprint-",))
-
-
-def test_a_proof_of_one_card_then_a_build(warm, tmp_path, made):
-    project = _copy(warm, tmp_path)
-    CARD(project)
-    _run(project, *ARGS, "--only", "stalls/stall-red")
-    _run(project)
-    _same_as_cold(project, tmp_path / "cold", beside=("cards/",))
-
-
-@pytest.mark.parametrize("between", [("--players", "2"), ("--paper", "letter"), ("--players", "2,3")])
-def test_another_selection_in_between_then_the_first_is_taken(warm, tmp_path, made, between):
-    project = _copy(warm, tmp_path)
-    args = ("build", GAME, "--lang", "zh-Hans", *(("--players", "3") if between[0] == "--paper" else ("--paper", "a4")))
-    _run(project, *args, *between)
-    made.clear()
-    _run(project)
-    out = _outputs(project)                     # (the other selection's files stay beside)
-    assert {n: out.get(n) for n in warm[1]} == warm[1] and made == [], between
 
 
 def test_a_pack_entry_swapped_with_the_same_packs_older_one(warm, tmp_path, made):
@@ -563,15 +587,6 @@ def test_rules_kept_by_a_draft_build_are_refused_without_draft_as_a_cold_build_r
     cold_result = pnp(cold, *ARGS)
     assert cold_result.exit_code == 1 and f"{RULES}: preflight: page 2" in cold_result.output
     assert (warm_result.exit_code, _said(warm_result.output)) == (1, _said(cold_result.output))
-
-
-def test_validate_in_between_then_a_build(warm, tmp_path, made):
-    """`pnp validate` makes every pack in memory (taking what the store holds) and keeps nothing."""
-    project = _copy(warm, tmp_path)
-    CARD(project)
-    assert pnp(project, "validate", GAME, "--lang", "zh-Hans").exit_code == 0
-    _run(project)
-    _same_as_cold(project, tmp_path / "cold")
 
 
 def test_a_pack_that_became_cards_only_and_back(warm, tmp_path, made):

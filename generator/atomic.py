@@ -57,13 +57,15 @@ def worth_rewriting(differing: int, entries: int) -> bool:
     return differing * REWRITE_SHARE > entries
 
 
-_READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+_READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) \
+    | getattr(os, "O_NOFOLLOW", 0)
 
 
 def read_record(path: Path):
     """A record's value; OSError if it cannot be read (IsADirectoryError for a folder), ValueError
-    if it is not JSON. Only a regular file is read: a named pipe in a record's place would block the
-    build forever, a link to a device never end (opened without waiting, as source/files.py does)."""
+    if it is not JSON. Only a regular file is read, and not through a link in its place (which leads
+    out of build/, or to a device that never ends): a named pipe would block the build forever, so it
+    is opened without waiting, as source/files.py does."""
     fd = os.open(path, _READ)
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode

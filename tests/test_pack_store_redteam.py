@@ -9,6 +9,12 @@ inside build/.
 One warm project (the bilingual night-market game with a board and a rulebook, its Chinese edition,
 3 players, A4) is built once (module scope) and copied for each case. A case that ends on the first
 inputs compares with that first build (a cold build of them); one that ends elsewhere builds cold.
+
+What broke (each a test below): a folder of the store linked outside build/ was written through, and a
+named pipe in a record's place blocked the build forever (both fixed in atomic.py); still open (strict
+xfail): an entry linked to a file outside build/ is read through the link, a pipe in an entry's place
+blocks (render/cache.py's FaceCache.read); rules kept by a --draft build are taken unchecked by a build
+without it; a --draft pack taken back says the draft warnings of another page 1 (pack_store.py, kit.py).
 """
 from __future__ import annotations
 
@@ -319,6 +325,10 @@ DAMAGE = {
     "pack entries swapped (the pack's and the rules')": _pair("packs", _swap),
     "the pack's entry a symlink to the rules'": _pair("packs", lambda a, b: _symlink(a, b)),
     "the rules' entry a symlink to the pack's": _pair("packs", lambda a, b: _symlink(b, a)),
+    "pack entries links to a game file and the game's folder": _pair("packs", lambda a, b: (
+        _symlink(a, a.parents[4] / NM / "game.yaml"), _symlink(b, b.parents[4] / NM))),
+    "record manifests links to a game file": _each("pack-records", lambda a: _symlink(
+        a, a.parents[4] / NM / "rules.py"), ".json"),
     "pack entries removed": _each("packs", Path.unlink),
     "pack entry manifests swapped": _pair("packs", _swap, ".json"),
     "pack entry manifests garbled": _each("packs", _garble, ".json"),
@@ -352,6 +362,7 @@ def test_damage_after_damage_each_a_miss_and_each_build_equals_the_first(warm, t
     """Each damage done to the store as the build before left it, then a build: every time the files
     are the first build's (a damaged entry is never printed), and the build says nothing else."""
     project = _copy(warm, tmp_path)
+    sources = _sources(project)
     _force(project)
     said = _said(_run(project))
     for what, damage in DAMAGE.items():
@@ -362,6 +373,7 @@ def test_damage_after_damage_each_a_miss_and_each_build_equals_the_first(warm, t
     _force(project)
     _run(project)                               # and what it kept last is whole
     assert _outputs(project) == warm[1]
+    assert _sources(project) == sources         # (a link followed never wrote nor removed a game's file)
 
 
 # --- sequences ---------------------------------------------------------------------------------------------

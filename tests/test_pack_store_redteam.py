@@ -349,6 +349,8 @@ DAMAGE = {
     "the by-name folder a file": lambda p: (shutil.rmtree(p / "build/.cache/pack-records/by-name"),
                                             (p / "build/.cache/pack-records/by-name").write_text("x"),
                                             shutil.rmtree(p / "build/.cache/packs")),
+    "the folders of pack entries files": _each("packs", lambda a: a.parent.is_dir() and (  # (one may hold both)
+        shutil.rmtree(a.parent), a.parent.write_text("x"))),
     "the packs store a file": lambda p: (shutil.rmtree(p / "build/.cache/packs"),
                                          (p / "build/.cache/packs").write_text("x")),
     "the pack-records store a file": lambda p: (shutil.rmtree(p / "build/.cache/pack-records"),

@@ -679,3 +679,17 @@ def test_a_named_pipe_in_a_pack_entrys_place_is_a_miss(warm, tmp_path):
     result = _without_waiting(lambda: pnp(project, *ARGS), fifos, seconds=3)
     assert result.exit_code == 0, result.output
     assert _outputs(project) == warm[1]
+
+
+def test_a_minimum_text_size_raised_is_refused_warm_as_cold(warm, tmp_path):
+    """game.yaml's min_text_pt raised over the board's and the cards' small print: preflight refuses the
+    pack. The store holds a pack of these very pages that passed under the old minimum: not taken."""
+    project = _copy(warm, tmp_path)
+    _sub(NM + "game.yaml", "source: 测试用规则，2026-11", "source: 测试用规则，2026-11\nmin_text_pt: 9")(project)
+    warm_result = pnp(project, *ARGS)
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    cold_result = pnp(cold, *ARGS)
+    assert cold_result.exit_code == 1 and "preflight" in cold_result.output and "under" in cold_result.output
+    assert (warm_result.exit_code, _said(warm_result.output)) == (1, _said(cold_result.output))
+    assert _outputs(project) == warm[1]         # nothing of the refused build written

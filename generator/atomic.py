@@ -8,9 +8,11 @@ may leave a hidden `.<name>.*.tmp` beside the target, never a half-written targe
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import shutil
+import stat
 import threading
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
@@ -55,15 +57,31 @@ def worth_rewriting(differing: int, entries: int) -> bool:
     return differing * REWRITE_SHARE > entries
 
 
+_READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) \
+    | getattr(os, "O_NOFOLLOW", 0)
+
+
 def read_record(path: Path):
-    """A record's value; OSError if it cannot be read, ValueError if it is not JSON."""
-    return orjson.loads(path.read_bytes())
+    """A record's value; OSError if it cannot be read (IsADirectoryError for a folder), ValueError
+    if it is not JSON. Only a regular file is read, and not through a link in its place (which leads
+    out of build/, or to a device that never ends): a named pipe would block the build forever, so it
+    is opened without waiting, as source/files.py does."""
+    fd = os.open(path, _READ)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return orjson.loads(handle.read())
 
 
 def make_room(path: Path) -> None:
     """Clear the way for a file the build makes again at will (a record, a cache entry): a folder
     where the file goes is removed, and so is a file where one of its folders should be when that
-    is inside a `.cache` folder (outputs elsewhere are never removed this way)."""
+    is inside a `.cache` folder (outputs elsewhere are never removed this way), and a link in place
+    of one of those folders (see unlink_cache_links)."""
+    unlink_cache_links(path)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     for parent in path.parents:
@@ -75,6 +93,24 @@ def make_room(path: Path) -> None:
                 # since is_dir() looked: then there is nothing left to clear
                 with contextlib.suppress(FileNotFoundError, IsADirectoryError):
                     parent.unlink()
+            return
+
+
+def unlink_cache_links(path: Path) -> None:
+    """A folder of build/.cache (the store itself, a kind of entry, a shard of one) that is a
+    symbolic link would have the build write its entries wherever the link leads, outside build/:
+    the link is removed (never what it leads to), and the folder is made again by the write.
+    (build/ itself may be a link: the designer's choice, as refuse_links has it.)"""
+    parts = path.parts
+    start = next((i for i in range(len(parts) - 2, 0, -1) if parts[i] == ".cache" and parts[i - 1] == "build"), None)
+    if start is None:
+        return
+    here = Path(*parts[:start])
+    for part in parts[start:-1]:
+        here = here / part
+        if here.is_symlink():
+            with contextlib.suppress(FileNotFoundError):    # (another build removed it meanwhile)
+                here.unlink()
             return
 
 

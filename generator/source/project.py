@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.atomic import unlink_cache_links
 from generator.errors import PnpError, Problem
 from generator.source import reads
 
@@ -104,8 +105,9 @@ def isolate_fonts(project: Project) -> None:
     another machine.
     """
     cache = project.build / ".cache" / "fontconfig"
-    cache.mkdir(parents=True, exist_ok=True)
     conf = cache / "fonts.conf"
+    unlink_cache_links(conf)        # (fontconfig writes its own cache there: never through a link)
+    cache.mkdir(parents=True, exist_ok=True)
     text = (
         '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
         f"  <dir>{project.fonts}</dir>\n  <cachedir>{cache}</cachedir>\n</fontconfig>\n"

@@ -63,9 +63,15 @@ _READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, 
 
 def read_record(path: Path):
     """A record's value; OSError if it cannot be read (IsADirectoryError for a folder), ValueError
-    if it is not JSON. Only a regular file is read, and not through a link in its place (which leads
-    out of build/, or to a device that never ends): a named pipe would block the build forever, so it
-    is opened without waiting, as source/files.py does."""
+    if it is not JSON (see read_regular)."""
+    return orjson.loads(read_regular(path))
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of a file the build keeps (a record, a store entry); OSError if it cannot be read
+    (IsADirectoryError for a folder). Only a regular file is read, and not through a link in its place
+    (which leads out of build/, or to a device that never ends): a named pipe would block the build
+    forever, so it is opened without waiting, as source/files.py does."""
     fd = os.open(path, _READ)
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode
@@ -73,7 +79,7 @@ def read_record(path: Path):
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return orjson.loads(handle.read())
+        return handle.read()
 
 
 def make_room(path: Path) -> None:

@@ -16,6 +16,7 @@ entry.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import pikepdf
 
-from generator.atomic import make_room, read_record, worth_rewriting, write_atomic, write_record
+from generator.atomic import make_room, read_record, read_regular, worth_rewriting, write_atomic, write_record
 from generator.filehash import file_hash
 from generator.source.project import Project
 
@@ -239,12 +240,16 @@ class FaceCache:
 
     def read(self, key: str, sha: str) -> bytes | None:
         path = self.path(key)
-        if path.is_dir():                              # not ours to print: gone, and rendered again
+        try:
+            data = read_regular(path)
+        except IsADirectoryError:                      # not ours to print: gone, and rendered again
             shutil.rmtree(path, ignore_errors=True)
             return None
-        try:
-            data = path.read_bytes()
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError:                                # a link or a pipe in its place: a miss, gone
+            with contextlib.suppress(OSError):
+                path.unlink()
             return None
         if hashlib.sha256(data).hexdigest() != sha:    # cut off, edited, or another face's PDF
             path.unlink(missing_ok=True)

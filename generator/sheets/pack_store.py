@@ -73,7 +73,11 @@ class PackStore:
         return (hit[1], manifest, report) if hit else None
 
     def keep(self, made: Made, report: Report) -> None:
-        """Keep a pack that passed preflight (`report`)."""
+        """Keep a pack that passed preflight (`report`) with nothing to say: one that passed only as a
+        draft, with warnings, is made and checked again each time (a build that is not a draft must
+        refuse what a draft let through, and each page 1 has its own warnings)."""
+        if report.findings:
+            return
         record = {"layout": made.layout, "manifest": made.manifest, "report": vars(report)}
         self.records.put(made.key, {}, json.dumps(record, ensure_ascii=False).encode())   # its order is the manifest's
         self.pdfs.put(made.key, {PAGE_ONE: made.page_one} if made.page_one else {}, made.pdf)

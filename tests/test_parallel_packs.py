@@ -92,6 +92,6 @@ def test_an_edition_made_by_two_processes_is_the_one_one_process_makes(tmp_path,
 
 def test_the_split_weighs_the_packs():
     """The helper takes the packs after the front that weighs closest to half (the first pack,
-    made while the faces rendered, weighs nothing; a pack weighs its player count)."""
+    made while the faces rendered, weighs nothing; a pack weighs the cards and pieces it places)."""
     from generator.sheets.parallel_packs import _half
     assert _half([0, 2, 2, 3, 3, 4, 4, 5]) == 5 and _half([1] * 6) == 3 and _half([1, 1]) == 1 and _half([0, 9]) == 1

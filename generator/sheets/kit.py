@@ -497,8 +497,7 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
                                          written_record.variant(options), frozenset(skip))
     todo = made.to_make()
-    # a pack costs about its player count to make (cards and boards grow with it); the first is made already
-    weights = [0 if made.ahead and made.ahead[0] == one else one[0].players for one in todo]
+    weights = [0 if made.ahead and made.ahead[0] == one else builder.weight(one[0]) for one in todo]   # (the first is made)
     for one in packs_written(todo, lambda pack, paper, cores: made.write(project, pack, paper, options, cores), jobs,
                              weights):
         pack, paper, path, report, manifest = one.pack, one.paper, one.path, one.report, one.manifest

@@ -148,6 +148,11 @@ class PackBuilder:
             self.keeping = pack_store.Made(key, self.info.last_key, layout, data, manifest)
         return data, manifest
 
+    def weight(self, pack: PackSpec) -> int:
+        """About what making the pack costs, to share packs between processes: the cards and
+        pieces it places."""
+        return sum(s.count for s in self.cards.sections(pack) + self.pieces.sections(pack))
+
     def keep(self, report: "Report") -> None:
         """Keep the pack just made, now that it passed preflight, in the store."""
         if self.keeping is not None and self.keeping.page_one:

@@ -18,13 +18,13 @@ TODO = [(f"{n}p", paper) for n in (2, 3, 4) for paper in ("a4", "letter")]    # 
 
 
 def _write_one(refuse: tuple | None = None, crash: tuple | None = None):
-    def write_one(pack, paper, jobs):
+    def write_one(pack, paper):
         reads.note_hash(f"/inputs/{pack}-{paper}", "sha")
         if (pack, paper) == refuse:
             raise PnpError(Problem(f"build/{pack}-{paper}.pdf", None, "preflight: refused"))
         if (pack, paper) == crash and os.getpid() != PARENT:
             os._exit(3)                         # the helper dies without a word
-        return f"{pack}-{paper}", {"pid": os.getpid(), "jobs": jobs}, {"file": f"{pack}-{paper}.pdf"}
+        return f"{pack}-{paper}", {"pid": os.getpid()}, {"file": f"{pack}-{paper}.pdf"}
     return write_one
 
 
@@ -37,16 +37,15 @@ def test_the_second_half_is_made_by_a_helper_and_comes_back_in_order_with_what_i
     assert [(d.pack, d.paper) for d in done] == TODO
     pids = [d.report["pid"] for d in done]
     assert pids[:3] == [PARENT] * 3 and len(set(pids[3:])) == 1 and pids[3] != PARENT
-    assert {d.report["jobs"] for d in done} == {1}          # each process preflights on one core
     assert sorted(log.files) == sorted(f"/inputs/{p}-{q}" for p, q in TODO)
     assert [d.manifest["file"] for d in done] == [f"{p}-{q}.pdf" for p, q in TODO]
 
 
 def test_one_core_or_one_pack_makes_them_all_here():
     done = list(packs_written(TODO, _write_one(), jobs=1))
-    assert {d.report["pid"] for d in done} == {PARENT} and {d.report["jobs"] for d in done} == {1}
+    assert {d.report["pid"] for d in done} == {PARENT}
     one, = packs_written(TODO[:1], _write_one(), jobs=2, weights=[0])
-    assert one.report == {"pid": PARENT, "jobs": 2} and (one.pack, one.paper) == TODO[0]
+    assert one.report == {"pid": PARENT} and (one.pack, one.paper) == TODO[0]
 
 
 def test_a_pack_the_helper_refuses_is_the_builds_error_after_the_packs_before_it():
@@ -69,7 +68,7 @@ def test_no_process_to_fork_makes_them_all_here(monkeypatch):
         raise OSError("no process")
     monkeypatch.setattr(parallel_packs, "Helper", no_fork)
     done = list(packs_written(TODO, _write_one(), jobs=2))
-    assert {d.report["pid"] for d in done} == {PARENT} and {d.report["jobs"] for d in done} == {2}
+    assert {d.report["pid"] for d in done} == {PARENT}
 
 
 def test_an_edition_made_by_two_processes_is_the_one_one_process_makes(tmp_path, cephiro_built):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -54,8 +53,8 @@ def spy(monkeypatch):
             return function(*args, **kwargs)
         return call
 
-    def spied(pdf_path, manifest_path=None, display=None, memo=None, jobs=1, foreign=False):
-        report = preflight(pdf_path, manifest_path, display, memo, jobs, foreign)
+    def spied(pdf_path, manifest_path=None, display=None, memo=None, foreign=False):
+        report = preflight(pdf_path, manifest_path, display, memo, foreign)
         seen["runs"].append((memo, report))
         return report
 
@@ -287,93 +286,12 @@ def _text_past_the_safe_area_on_two_pages(pdf):
         form.write(moved)
 
 
-@pytest.fixture
-def forks(monkeypatch):
-    """The process ids of the helpers SafeText starts, with every card page enough to start one."""
-    started = []
-
-    class Counted(preflight_module.Helper):
-        def __init__(self, work):
-            super().__init__(work)
-            started.append(self.pid)
-
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", 1)
-    monkeypatch.setattr(preflight_module, "Helper", Counted)
-    return started
-
-
-def _pages_with(findings: list[str]) -> set[str]:
-    return {f.split(",")[0] for f in findings if "safe area" in f}
-
-
-def test_the_safe_area_check_in_a_second_process_reports_what_one_process_does(project, forks, monkeypatch):
+def test_text_past_the_safe_area_is_found_with_a_memo_as_without(project):
     edit(pack(project), _text_past_the_safe_area_on_two_pages)
-    alone_memo, shared_memo = (Memo(memo_context(Project.at(project))) for _ in range(2))
-    alone = preflight_module.preflight(pack(project), memo=alone_memo)
-    assert forks == []
-    read_here, read = [], preflight_module.SafeText._read       # a child's calls stay in the child
-    monkeypatch.setattr(preflight_module.SafeText, "_read", lambda self, entries: read_here.extend(entries) or read(self, entries))
-    shared = preflight_module.preflight(pack(project), memo=shared_memo, jobs=2)
-    assert len(forks) == 1 and read_here == []          # every page read by the other process
-    assert len(_pages_with(alone.findings)) == 2
-    assert shared.findings == alone.findings
-    assert shared_memo.pages == alone_memo.pages and shared_memo.checked == alone_memo.checked
-    assert preflight_module.preflight(pack(project), jobs=2).findings == full(pack(project)).findings
-
-
-def test_a_failed_second_process_leaves_its_pages_to_the_first(project, forks, monkeypatch):
-    edit(pack(project), _text_past_the_safe_area_on_two_pages)
-    parent, read = os.getpid(), preflight_module.SafeText._read
-
-    def fails_in_the_child(self, entries):
-        if os.getpid() != parent:
-            raise RuntimeError("the child fails")
-        return read(self, entries)
-
-    monkeypatch.setattr(preflight_module.SafeText, "_read", fails_in_the_child)
-    report = preflight_module.preflight(pack(project), jobs=2)
-    assert len(forks) == 1
-    assert report.findings == full(pack(project)).findings and len(_pages_with(report.findings)) == 2
-
-
-def test_the_second_process_is_stopped_when_another_check_raises(project, forks, monkeypatch):
-    def raises(*args, **kwargs):
-        raise RuntimeError("a check failed")
-
-    monkeypatch.setattr(preflight_module, "_check_cards", raises)
-    with pytest.raises(RuntimeError, match="a check failed"):
-        preflight_module.preflight(pack(project), jobs=2)
-    assert len(forks) == 1
-    with pytest.raises(ChildProcessError):      # reaped: no process left behind
-        os.waitpid(forks[0], os.WNOHANG)
-
-
-def test_a_helper_that_cannot_be_forked_leaves_the_pages_to_the_build(project, monkeypatch):
-    edit(pack(project), _text_past_the_safe_area_on_two_pages)
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", 1)
-
-    def refused():
-        raise BlockingIOError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setattr(os, "fork", refused)
-    report = preflight_module.preflight(pack(project), jobs=2)
-    assert report.findings == full(pack(project)).findings and len(_pages_with(report.findings)) == 2
-
-
-@pytest.mark.parametrize("bound", ["too few", "too many"])
-def test_few_pages_or_very_many_are_read_in_the_one_process(project, forks, monkeypatch, bound):
-    """Too few to be worth a process; too many for the memory (its copied pages, SafeText)."""
-    manifest = json.loads(pack(project).with_suffix(".json").read_text(encoding="utf-8"))
-    pages = len(preflight_module.SafeText(pack(project), manifest).entries)
-    assert pages > 2
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_UP_TO", pages - 1 if bound == "too many" else pages)
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", pages + 1 if bound == "too few" else 1)
-    preflight_module.preflight(pack(project), jobs=2)
-    assert forks == []
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_UP_TO", pages)
-    monkeypatch.setattr(preflight_module.SafeText, "FORK_FROM", pages)
-    preflight_module.preflight(pack(project), jobs=2)
-    assert len(forks) == 1
+    memo = Memo(memo_context(Project.at(project)))
+    report = preflight_module.preflight(pack(project), memo=memo)
+    assert report.findings == full(pack(project)).findings
+    assert len({f.split(",")[0] for f in report.findings if "safe area" in f}) == 2
 
 
 # --- a damaged record -----------------------------------------------------------------------------

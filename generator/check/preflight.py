@@ -36,7 +36,6 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from generator.geometry import MIN_MARGIN, Rect, back_placement
-from generator.processes import Helper, can_fork
 from generator.check.checked import Memo, facts_json
 from generator.check.pdfread import MM, content_key, font_resources, fonts, images, placed_forms, printed_chars, walk
 from generator.source.words import count
@@ -70,10 +69,9 @@ class Report:
 
 
 def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | None = None,
-              memo: Memo | None = None, jobs: int = 1, foreign: bool = False) -> Report:
-    """Check the written file; with `jobs` > 1, the glyphs of many card pages are measured in a
-    second process meanwhile (SafeText). A `foreign` manifest (not the one the build just wrote
-    with the file) is first checked for every field the checks read (check/manifest.py)."""
+              memo: Memo | None = None, foreign: bool = False) -> Report:
+    """Check the written file. A `foreign` manifest (not the one the build just wrote with the
+    file) is first checked for every field the checks read (check/manifest.py)."""
     manifest_path = manifest_path or pdf_path.with_suffix(".json")
     report = Report(display or str(pdf_path))
     try:
@@ -101,15 +99,11 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
         memo.begin()
         same = memo.unchanged_pages(pdf_path.read_bytes(), pdf)
     page_list = list(pdf.pages)         # (pdf.pages[i] copies qpdf's list of every page: slow in a loop)
-    safe_text = SafeText(pdf_path, manifest, skip=set(same or ()), jobs=jobs)
-    try:
-        selected: dict = {}              # the fonts each content stream read selects (Tf)
-        uses = fonts(pdf, memo, same, selected)  # before the pages: a page key hashes the glyphs its forms draw
-        pages = _Pages(memo, manifest) if memo is not None else None
-        _check_cards(page_list, manifest, report, pages)
-        safe_text.check(report, pages)
-    finally:
-        safe_text.close()
+    selected: dict = {}              # the fonts each content stream read selects (Tf)
+    uses = fonts(pdf, memo, same, selected)  # before the pages: a page key hashes the glyphs its forms draw
+    pages = _Pages(memo, manifest) if memo is not None else None
+    _check_cards(page_list, manifest, report, pages)
+    SafeText(pdf_path, manifest).check(report, pages)
     _check_boards(page_list, manifest, report)
     _check_rulebook(page_list, manifest, report, pages)
     _check_runs(manifest, report)
@@ -262,68 +256,32 @@ SAFE_TOLERANCE = 0.25      # mm: a glyph's outline may touch the safe line
 
 class SafeText:
     """Every glyph on a card, measured in the written file, lies inside the card's safe area: a
-    stylesheet that enlarges text past it would otherwise print it into the cut.
+    stylesheet that enlarges text past it would otherwise print it into the cut. Pages the record
+    takes whole (and those _check_cards takes by their key) are not read."""
 
-    Reading every character of every card page is most of a cold build's preflight (0.17 s of
-    0.41 s for 450 cards), and it needs nothing but the file and the manifest. So with `jobs` > 1
-    and FORK_FROM to FORK_UP_TO pages to read, a forked process reads them while this one runs
-    the other checks; `check()` then takes its findings, at the point where the check would have
-    run, page by page in order, so a report is the same either way. Pages the record takes
-    whole (`skip`, and those _check_cards takes by their key) are not read, as before; a page
-    the other process did not read, or any failure of it, is read here.
-
-    Not for more pages: every page of its heap that the build's process writes while the other
-    process lives is copied, and a large pack's build holds a large heap for longer (5,000
-    cards, 556 pages: 107 MB more at the peak, 10,000 cards 195 MB)."""
-
-    FORK_FROM, FORK_UP_TO = 16, 128
-
-    def __init__(self, pdf_path: Path, manifest: dict, skip: set[int] = frozenset(), jobs: int = 1):
+    def __init__(self, pdf_path: Path, manifest: dict):
         self.path = pdf_path
         self.safe = {c["id"]: c.get("safe_mm") for c in manifest["components"] if c["kind"] == "deck"}
         self.entries = [e for e in manifest["pages"] if e["role"].startswith("cards")
                         and any(self.safe.get(s.get("component", e.get("component"))) for s in e["slots"])]
-        ahead = [e for e in self.entries if e["number"] not in skip]
-        self.helper = None
-        if jobs > 1 and self.FORK_FROM <= len(ahead) <= self.FORK_UP_TO and can_fork():
-            try:
-                self.helper = Helper(lambda: orjson.dumps(self._read(ahead)))
-            except OSError:            # read here instead
-                pass
 
-    def _read(self, entries: list[dict]) -> list[list]:
-        """[[page number, [findings]]] for each entry, in order."""
+    def _read(self, entries: list[dict]) -> dict[int, list[str]]:
+        """The findings of each entry's page, by page number."""
         if not entries:
-            return []
+            return {}
         document = pdfium.PdfDocument(str(self.path))
         try:
-            return [[e["number"], _safe_text_on_page(document[e["number"] - 1], e, self.safe)] for e in entries]
+            return {e["number"]: _safe_text_on_page(document[e["number"] - 1], e, self.safe) for e in entries}
         finally:
             document.close()
 
     def check(self, report: Report, pages: _Pages | None = None) -> None:
         needed = [e for e in self.entries if not (pages is not None and e["number"] in pages.taken)]
-        found = self._helped()
-        found.update(self._read([e for e in needed if e["number"] not in found]))
+        found = self._read(needed)
         for entry in needed:
             report.findings += found[entry["number"]]
             if pages is not None and found[entry["number"]]:
                 pages.failed.add(entry["number"])
-
-    def _helped(self) -> dict[int, list[str]]:
-        """The other process's findings by page, or none if there was none or it failed."""
-        helper, self.helper = self.helper, None
-        data = helper.result() if helper else None
-        try:
-            return dict(orjson.loads(data)) if data else {}
-        except (orjson.JSONDecodeError, TypeError, ValueError):
-            return {}
-
-    def close(self) -> None:
-        """Stop the other process if check() was never reached (another check raised)."""
-        if self.helper:
-            self.helper.stop()
-            self.helper = None
 
 
 def _safe_text_on_page(page, entry, safe: dict) -> list[str]:

@@ -830,7 +830,7 @@ def preflight(ctx, pdf, manifest, project_dir):
     given = _given_folder(ctx, project_dir)
     folder = str(find_root(given) or given)
     path = _existing(pdf, folder)
-    report = run(path, _existing(manifest, folder) if manifest else None, display=pdf, jobs=_jobs(None), foreign=True)
+    report = run(path, _existing(manifest, folder) if manifest else None, display=pdf, foreign=True)
     for finding in report.findings:
         click.echo(f"{pdf}: {finding}", err=True)
     click.echo(report.summary())

@@ -320,13 +320,13 @@ class Gathered:
             return made
         return self.builder.build(pack, paper)
 
-    def write(self, project: Project, pack, paper: str, options: PrintOptions, jobs: int) -> tuple:
+    def write(self, project: Project, pack, paper: str, options: PrintOptions) -> tuple:
         """Make one pack and write it once it passes preflight: (its path, preflight's report, its manifest)."""
         builder = self.builder
         pdf, manifest = self.made(pack, paper)
         try:
             path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      jobs=jobs, passed=builder.taken)
+                                      passed=builder.taken)
             builder.keep(report)
         except PnpError:
             if not builder.built_on_last:
@@ -334,8 +334,7 @@ class Gathered:
             # Built on the last file and refused by preflight: its record was not the file's
             # (edited by hand, say). Built whole, the pack is checked again on its own.
             pdf, manifest = builder.build(pack, paper, whole=True)
-            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      jobs=jobs)
+            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last)
         return path, report, manifest
 
 
@@ -418,11 +417,11 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
                   templates=True)
     for pack, paper, pdf, manifest in made.packs_made():
         if made.builder.taken is None:          # a pack the store kept passed when it was kept
-            check_pack(project, made.game, pack, paper, pdf, manifest, jobs=jobs)      # what write_pack checks
+            check_pack(project, made.game, pack, paper, pdf, manifest)      # what write_pack checks
     for rules in made.rules:
         if rules.passed is None:
             check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,
-                       name=rules_name(made.game, rules.paper), jobs=jobs)
+                       name=rules_name(made.game, rules.paper))
     return Checked(made.game, made.notes)
 
 
@@ -498,8 +497,7 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
                                          written_record.variant(options), frozenset(skip))
     todo = made.to_make()
     weights = [0 if made.ahead and made.ahead[0] == one else builder.weight(one[0]) for one in todo]   # (the first is made)
-    for one in packs_written(todo, lambda pack, paper, cores: made.write(project, pack, paper, options, cores), jobs,
-                             weights):
+    for one in packs_written(todo, lambda pack, paper: made.write(project, pack, paper, options), jobs, weights):
         pack, paper, path, report, manifest = one.pack, one.paper, one.path, one.report, one.manifest
         warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
         files = written_files(project, path, manifest)
@@ -511,7 +509,7 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
-                                  name=rules_name(game, rules.paper), jobs=jobs, passed=rules.passed)
+                                  name=rules_name(game, rules.paper), passed=rules.passed)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
         say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "

@@ -349,14 +349,14 @@ def _one_per_line(items: list, depth: int) -> str:
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
-               name: str | None = None, sheets: tuple | None = None, jobs: int = 1,
+               name: str | None = None, sheets: tuple | None = None,
                passed: "Report | None" = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones. The
     preflight reads again in full only what the last one of this file did not pass in the same
     bytes (check/checked.py); its record is kept by the written file's name. `sheets`
-    (PackBuilder.last) is recorded for the next build of this pack to build on; `jobs`: the
-    processes the preflight may use. `passed`: the report of a pack taken from the store, which
+    (PackBuilder.last) is recorded for the next build of this pack to build on. `passed`: the
+    report of a pack taken from the store, which
     passed preflight in these bytes when it was kept (sheets/pack_store.py): not checked again."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
@@ -375,7 +375,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         report = passed
         if report is None:
             report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
-                               display=project.display(folder / f"{name}.pdf"), memo=memo, jobs=jobs)
+                               display=project.display(folder / f"{name}.pdf"), memo=memo)
             _refuse(report, options)
         sheet_cache.forget(project, game.id, name)
         on_disk()
@@ -409,7 +409,7 @@ def _refuse(report: "Report", options: PrintOptions) -> None:
 
 
 def check_pack(project: Project, game: Game, pack: PackSpec | None, paper: str, pdf: bytes, manifest: dict,
-               options: PrintOptions = PrintOptions(), name: str | None = None, jobs: int = 1) -> "Report":
+               options: PrintOptions = PrintOptions(), name: str | None = None) -> "Report":
     """The preflight write_pack runs, on a pack made in memory (`pnp validate`): checked from a
     scratch folder outside the project, named as the build would name it; nothing in build/ changes."""
     import tempfile
@@ -422,7 +422,7 @@ def check_pack(project: Project, game: Game, pack: PackSpec | None, paper: str, 
         pdf_path.write_bytes(pdf)
         listing.write_bytes(manifest_json(manifest))
         report = preflight(pdf_path, listing, display=project.display(project.build / game.id / f"{name}.pdf"),
-                           memo=memo, jobs=jobs)
+                           memo=memo)
     _refuse(report, options)
     return report
 

@@ -30,14 +30,14 @@ class PackWritten:
     manifest: dict
 
 
-WriteOne = Callable[[object, str, int], tuple]     # (pack, paper, jobs) -> (path, report, manifest)
+WriteOne = Callable[[object, str], tuple]     # (pack, paper) -> (path, report, manifest)
 
 
 def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
                   weights: list[float] | None = None) -> Iterator[PackWritten]:
     """Each (pack, paper) of `todo` made and written by `write_one`, yielded in `todo`'s order.
     With `jobs` > 1, the packs after the first half (by `weights`: what each costs to make, about)
-    are made by a forked helper meanwhile; each process then preflights on one core."""
+    are made by a forked helper meanwhile."""
     half, helper = len(todo), None
     if jobs > 1 and len(todo) > 1 and can_fork():
         half = _half(weights or [1] * len(todo))
@@ -48,7 +48,7 @@ def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
     mine = todo[:half] if helper else todo
     try:
         for pack, paper in mine:
-            yield PackWritten(pack, paper, *write_one(pack, paper, 1 if helper else jobs))
+            yield PackWritten(pack, paper, *write_one(pack, paper))
         if helper is None:
             return
         results, helper = _results(helper), None
@@ -61,7 +61,7 @@ def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
             done += 1
             yield PackWritten(pack, paper, path, report, manifest)
         for pack, paper in todo[half + done:]:       # a helper that failed: its packs made here
-            yield PackWritten(pack, paper, *write_one(pack, paper, jobs))
+            yield PackWritten(pack, paper, *write_one(pack, paper))
     finally:
         if helper is not None:      # this process failed (or its caller stopped) first
             helper.stop()
@@ -81,7 +81,7 @@ def _made_by_helper(todo: list[tuple], write_one: WriteOne) -> list[tuple]:
     for pack, paper in todo:
         with reads.recording() as log:
             try:
-                results.append((None, *write_one(pack, paper, 1), log.files))
+                results.append((None, *write_one(pack, paper), log.files))
             except PnpError as error:
                 results.append((error, None, None, None, log.files))
                 break

@@ -356,8 +356,8 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     preflight reads again in full only what the last one of this file did not pass in the same
     bytes (check/checked.py); its record is kept by the written file's name. `sheets`
     (PackBuilder.last) is recorded for the next build of this pack to build on. `passed`: the
-    report of a pack taken from the store, which
-    passed preflight in these bytes when it was kept (sheets/pack_store.py): not checked again."""
+    report of a pack taken from the store, which passed preflight in these bytes when it was kept
+    (sheets/pack_store.py): not checked again."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)

@@ -36,7 +36,8 @@ def _choice(values) -> click.Choice:
 
 DUPLEX_HELP = ("How backs print: long (default) or short edge flip; none: backs on separate sheets at the end; "
                "gutterfold: front and back side by side to fold.")
-JOBS_HELP = "Processes rendering card faces (default: every core)."
+JOBS_HELP = ("Processes rendering card faces; with 2 or more, an edition's rulebooks and packs are also shared by "
+             "two processes (default: every core).")
 
 
 def _duplex_option(func):

@@ -14,6 +14,13 @@ import sys
 from typing import Callable
 
 PR_SET_PDEATHSIG = 1
+_AT_HELPER_EXIT: list[Callable[[], None]] = []
+
+
+def at_helper_exit(tidy: Callable[[], None]) -> None:
+    """Have every helper run `tidy` as it ends: it ends with os._exit, which runs no exit function,
+    and what it made for itself alone (a font configuration's folder of fonts) must go with it."""
+    _AT_HELPER_EXIT.append(tidy)
 
 
 def die_with_parent(parent: int) -> None:
@@ -56,6 +63,11 @@ class Helper:
                     out.write(data)
                 status = 0
             finally:
+                for tidy in _AT_HELPER_EXIT:
+                    try:
+                        tidy()
+                    except Exception:       # (tidying is best effort: the helper's result stands)
+                        pass
                 os._exit(status)
         os.close(write)
         self.pid, self.read = pid, read

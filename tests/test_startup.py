@@ -122,20 +122,24 @@ def _session(pid: int) -> int | None:
 def test_a_build_leaves_no_font_folders_in_the_temporary_directory(tmp_path):
     """WeasyPrint copies the fonts into a temporary folder per font configuration (5 MB with the
     bundled CJK fonts) and removes it only when the configuration is freed, which os._exit
-    never does: the build's own process and each render worker remove theirs as they end."""
+    never does: the build's own process, each render worker and each helper (the second half of
+    the rulebooks and packs) remove theirs as they end."""
     import os
     import shutil
     project, temporary = tmp_path / "project", tmp_path / "tmp"
     shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
     for shared in ("fonts", "icons"):
         (project / shared).symlink_to(ROOT / shared)
+    rulebook = project / "cards/night-market/rulebook/zh-Hans.md"     # its figures draw a card in each process
+    rulebook.parent.mkdir()
+    shutil.copy(ROOT / "tests/fixtures/rulebook/zh-Hans.md", rulebook)
     temporary.mkdir()
     env = {**os.environ, "TMPDIR": str(temporary)}
     built = subprocess.run([str(ROOT / "pnp"), "--project", str(project), "build", "night-market", "--players", "2",
-                            "--paper", "a4", "--jobs", "2"], capture_output=True, text=True, env=env)
+                            "--jobs", "2"], capture_output=True, text=True, env=env)
     assert built.returncode == 0, built.stderr
     assert "rendered" in built.stdout and not built.stdout.count("rendered 0 faces")
-    assert sorted(p.name for p in temporary.iterdir() if p.name.startswith("weasyprint-")) == []
+    assert sorted(p.name for p in temporary.iterdir() if p.name.startswith(("weasyprint-", weasy.FONT_FOLDER))) == []
 
 
 def test_a_configuration_inherited_from_a_forked_parent_keeps_the_parents_folder():

@@ -266,12 +266,22 @@ class RulebookRenderer:
         from generator.render.weasy import weasyprint
         with captured_warnings() as warnings:
             document = weasyprint().HTML(string=html, base_url=str(self.project.root) + "/",
-                                         url_fetcher=fenced_fetcher(self.project.readable_roots())).render()
+                                         url_fetcher=fenced_fetcher(self.project.readable_roots())).render(
+                font_config=self._fonts())
         problems = [Problem(self.book.display, None, m) for m in serious_warnings(warnings, self.project.display)]
         problems += [Problem(self.book.display, None, m) for m in outside_safe_area(document)]
         if problems:
             raise PnpError(problems)
         return document
+
+    def _fonts(self):
+        """The rulebook's font configuration, kept by the process as page 1's is (render/weasy.py): its
+        fonts are loaded once for every rulebook laid out, and its folder goes with the process (a
+        helper's too). A game's own rulebook.css may add @font-face rules: its bytes are in the key."""
+        from generator.render.weasy import font_config, fonts_key
+        own = self.project.template(f"{self.game.id}/rulebook.css")
+        css = self.assets.font_face_css() + (f"\n/* {self.hashes.of(own)} */" if own else "")
+        return font_config(fonts_key(css, self.assets.fonts, self.hashes.of), purpose="rulebook")
 
     def _check_glyphs(self, text: RulebookText) -> None:
         missing = self.assets.missing(text.printed, icons=True)

@@ -33,6 +33,8 @@ import tempfile
 import types
 from pathlib import Path
 
+from generator.processes import at_helper_exit
+
 # Modules WeasyPrint imports at start-up but uses only for fonts the bundled ones are not: loaded
 # when first used. Those it imports names from get a stand-in whose functions load the module.
 LAZY = ("fontTools.subset",)
@@ -153,10 +155,11 @@ def release_font_configs() -> None:
 
     WeasyPrint copies each @font-face font into a temporary folder of its configuration's own
     (5 MB with the bundled CJK fonts) and removes it when the configuration is freed; a pnp
-    process, and each render worker, ends with os._exit, which frees nothing: every build left
-    a folder per process in the temporary directory. This runs at the end of a command (an
-    exit function) and of a render worker (render/workers.py). A configuration inherited from
-    the process that forked this one is that process's: its folder is left alone."""
+    process, each render worker and each forked helper end with os._exit, which frees nothing:
+    every build left a folder per process in the temporary directory. This runs at the end of a
+    command (an exit function), of a render worker (render/workers.py) and of a helper
+    (processes.at_helper_exit). A configuration inherited from the process that forked this one
+    is that process's: its folder is left alone."""
     for purpose, kept in list(_FONT_CONFIGS.items()):
         del _FONT_CONFIGS[purpose]
         _let_go(*kept)
@@ -169,6 +172,7 @@ def _let_go(key: str, config, owner: int) -> None:
 
 
 atexit.register(release_font_configs)
+at_helper_exit(release_font_configs)        # a forked helper's own configurations (processes.Helper)
 
 
 @contextlib.contextmanager

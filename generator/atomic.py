@@ -63,15 +63,16 @@ _READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, 
 
 def read_record(path: Path):
     """A record's value; OSError if it cannot be read (IsADirectoryError for a folder), ValueError
-    if it is not JSON (see read_regular)."""
-    return orjson.loads(read_regular(path))
+    if it is not JSON (see read_kept)."""
+    return orjson.loads(read_kept(path))
 
 
-def read_regular(path: Path) -> bytes:
+def read_kept(path: Path) -> bytes:
     """The bytes of a file the build keeps (a record, a store entry); OSError if it cannot be read
     (IsADirectoryError for a folder). Only a regular file is read, and not through a link in its place
     (which leads out of build/, or to a device that never ends): a named pipe would block the build
-    forever, so it is opened without waiting, as source/files.py does."""
+    forever, so it is opened without waiting. (source/files.read_regular reads a project's inputs,
+    which may be links, and says what is wrong as a problem: an entry that is not whole is a miss.)"""
     fd = os.open(path, _READ)
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode

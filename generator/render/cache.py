@@ -27,8 +27,9 @@ from pathlib import Path
 
 import pikepdf
 
-from generator.atomic import make_room, read_record, read_regular, worth_rewriting, write_atomic, write_record
+from generator.atomic import make_room, read_kept, read_record, worth_rewriting, write_atomic, write_record
 from generator.filehash import file_hash
+from generator.source import reads
 from generator.source.project import Project
 
 INDEX_VERSION = 2       # 2: each distinct set of inputs once, entries name it by number
@@ -43,6 +44,14 @@ def relative_name(root: Path, path: str | Path) -> str:
 
 def absolute_name(root: Path, name: str) -> Path:
     return Path(name) if Path(name).is_absolute() else root / name
+
+
+def note_inputs(root: Path, inputs: dict[str, str]) -> None:
+    """What a stored entry read is what this build read: the build's stamp covers those files as a
+    cold build's does. Recorded names that are not files (a drawing's "@decks/…" and "?text") are not."""
+    for name, sha in inputs.items():
+        if name[0] not in "@?":
+            reads.note_hash(absolute_name(root, name), sha)
 
 
 class FileHashes:
@@ -241,7 +250,7 @@ class FaceCache:
     def read(self, key: str, sha: str) -> bytes | None:
         path = self.path(key)
         try:
-            data = read_regular(path)
+            data = read_kept(path)
         except IsADirectoryError:                      # not ours to print: gone, and rendered again
             shutil.rmtree(path, ignore_errors=True)
             return None

@@ -17,13 +17,12 @@ from generator.source.assets import Assets
 from generator.source.context import game_context
 from generator.check.expr import LimitError, guarded
 from generator.fingerprint import engine_fingerprint
-from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
+from generator.render.cache import FaceCache, FileHashes, absolute_name, note_inputs, relative_name
 from generator.errors import PnpError, Problem
 from generator.pdfbytes import open_pdf
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
-from generator.source import reads
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, path_free_pictures, serious_warnings
 
 
@@ -59,7 +58,7 @@ class InfoPage:
         hit = self.cache.get(direct, self._current)
         if hit is not None:
             self.last_key = hit[0]
-            self._noted(hit[2])
+            note_inputs(self.project.root, hit[2])
             return hit[1]
         fetcher = fenced_fetcher(self.project.readable_roots())
         with captured_warnings() as warnings:
@@ -86,14 +85,8 @@ class InfoPage:
         found = self.cache.get_bytes(direct, self._current)
         if found is None:
             return None
-        self._noted(found[2])
+        note_inputs(self.project.root, found[2])        # (an icon a game's page shows)
         return found[0]
-
-    def _noted(self, inputs: dict) -> None:
-        """What a stored page read (an icon a game's page shows) is what this build read: its stamp
-        covers it as a cold build's does."""
-        for name, sha in inputs.items():
-            reads.note_hash(absolute_name(self.project.root, name), sha)
 
     def _current(self, name: str) -> str | None:
         return self.hashes.current(absolute_name(self.project.root, name))

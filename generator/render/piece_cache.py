@@ -23,7 +23,7 @@ import json
 from typing import NamedTuple
 
 from generator.fingerprint import engine_fingerprint
-from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
+from generator.render.cache import FaceCache, FileHashes, absolute_name, note_inputs, relative_name
 from generator.render.template_memo import WATCHED, Watched
 from generator.source import reads
 from generator.source.context import pack_data
@@ -57,9 +57,7 @@ class PieceCache:
         hit = self.store.get_bytes(direct, current)
         if hit is not None:
             _, data, inputs = hit
-            for name, sha in inputs.items():            # the build's stamp still covers them
-                if name[0] not in "@?":
-                    reads.note_hash(absolute_name(root, name), sha)
+            note_inputs(root, inputs)
             return data
         seen: set[str] = set()
         watched = {**context, **{name: _ByKey(context[name], name, seen) for name in WATCHED if name in context}}

@@ -25,7 +25,7 @@ from generator.errors import PnpError, Problem
 from generator.geometry import Rect, pt
 from generator.render.fontmerge import merge_fonts
 from generator.fingerprint import engine_fingerprint
-from generator.render.cache import FaceCache, FileHashes, absolute_name, relative_name
+from generator.render.cache import FaceCache, FileHashes, absolute_name, note_inputs, relative_name
 from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, serious_warnings
 from generator.source.assets import describe_char
 from generator.source.rulebook import Figure, Rulebook, RulebookText, pack_value, page_size, rulebook_file
@@ -310,8 +310,7 @@ class RulebookRenderer:
         hit = self.store.get_bytes(key, lambda name: self.hashes.current(absolute_name(root, name)))
         if hit is None:
             return None
-        for name, sha in hit[2].items():                # the build's stamp still covers them
-            reads.note_hash(absolute_name(root, name), sha)
+        note_inputs(root, hit[2])
         try:
             pdf = open_pdf(hit[1])
             bookmarks = [tuple(b) for b in json.loads(str(pdf.Root[BOOKMARKS]))]

@@ -298,7 +298,7 @@ class Gathered:
     faces: dict
     rendered: object
     builder: PackBuilder
-    rules: list                 # (paper, PDF, manifest) of the standalone rulebook
+    rules: list                 # RulesFile of the standalone rulebook, a paper each
     ahead: tuple | None = None  # ((pack, paper), (PDF, manifest)) of the first pack, imposed while faces rendered
     notes: list[Problem] = field(default_factory=list)      # the edition's notes (claims resolved)
     skip: frozenset = frozenset()   # (players, paper) of standard packs written just now (JustWritten)

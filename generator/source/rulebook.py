@@ -11,7 +11,6 @@ the Jinja tags blanked out), Jinja errors carry the template's line.
 """
 from __future__ import annotations
 
-
 import html
 import re
 import traceback

@@ -37,20 +37,20 @@ def project(tmp_path, monkeypatch, cephiro_built):
     pieces.write_text(text.replace(marker, "      - {type: icon, x: 8, y: 3.5, size: 10, icon: own/flag.svg}"),
                       encoding="utf-8")
     DRAWN.clear()
-    original = PieceDrawer._draw_sheets
+    original = PieceDrawer._draw_copy
 
-    def spy(self, sheets, pack, context):
-        DRAWN.append({p.item.piece.id for s in sheets for p in s.placements})
-        return original(self, sheets, pack, context)
+    def spy(self, item, pack, context):
+        DRAWN.append({item.piece.id})
+        return original(self, item, pack, context)
 
-    monkeypatch.setattr(PieceDrawer, "_draw_sheets", spy)
+    monkeypatch.setattr(PieceDrawer, "_draw_copy", spy)
     return project
 
 
-DRAWN: list[set[str]] = []          # the pieces on each drawing really drawn, in order
+DRAWN: list[set[str]] = []          # the piece of each drawing really drawn (one copy, one side), in order
 
 
-def _build(project) -> list[set[str]]:
+def _build(project, players=(2,), papers=("a4",)) -> list[set[str]]:
     """Build the 2-player A4 pack in the source language; the drawings drawn now (not from the cache).
     The edition's stamp is set aside: these tests are about what the cache gives a build that runs."""
     DRAWN.clear()
@@ -58,8 +58,39 @@ def _build(project) -> list[set[str]]:
         stamp.unlink()
     proj = Project.at(project)
     isolate_fonts(proj)
-    build_game(proj, Assets(proj), GAME, [2], ["a4"], say=lambda _: None, lang="zh-Hans")
+    build_game(proj, Assets(proj), GAME, list(players), list(papers), say=lambda _: None, lang="zh-Hans")
     return list(DRAWN)
+
+
+def test_a_board_every_pack_prints_is_drawn_once_and_placed_where_the_manifest_says(project):
+    """A copy is drawn alone and placed by every pack and paper that prints it: the record board
+    (one per player colour, never naming the pack) is drawn once per colour for the packs of 2 and 3
+    players on two papers; the trial map, which prints the player count, once per pack size. Each
+    placed drawing's piece lands on its trim in the manifest, read back from the PDF."""
+    import json
+
+    import pikepdf
+
+    from generator.check.pdfread import walk
+    from generator.render.pieces import MARGIN
+    drawn = _build(project, players=(2, 3), papers=("a4", "letter"))
+    assert sum("record-board" in d for d in drawn) == 3       # red, blue, green
+    assert sum("trial-map" in d for d in drawn) == 2          # "2 人局", "3 人局"
+    name = f"build/{GAME}/{GAME}-3p-letter-zh-Hans"
+    manifest = json.loads((project / f"{name}.json").read_text(encoding="utf-8"))
+    boards = [e for e in manifest["pages"] if e["role"] == "board"]
+    assert boards
+    with pikepdf.open(project / f"{name}.pdf") as pdf:
+        for entry in boards:
+            placed, _ = walk(pdf.pages[entry["number"] - 1])
+            assert len(placed) == len(entry["pieces"])
+            for form, piece in zip(placed, entry["pieces"]):
+                x, y, w, h = piece["trim"]
+                if piece["rotation"] == 180:
+                    assert form.rotation == 180
+                got = form.rect
+                for a, b in ((got.x, x - MARGIN), (got.y, y - MARGIN), (got.w, w + 2 * MARGIN), (got.h, h + 2 * MARGIN)):
+                    assert abs(a - b) < 0.01, (entry["number"], piece, got)
 
 
 def _digest(project) -> str:
@@ -153,7 +184,7 @@ def test_a_translation_redraws_no_board_and_the_untranslated_check_is_made_again
         cache = PieceCache(assets, game, False)
         drawing = draw(texts)
         drawing.cache = cache
-        return cache.draw([], game.packs[0], {"derived": {}}, drawing)
+        return cache.draw("a copy", {"derived": {}}, drawing)
 
     both = ["Knight of 塞菲罗支柱", "Trial road"]
     quoted = game.quoted + "\nthe Pillar (塞菲罗支柱)"       # a translation that keeps the name
@@ -224,8 +255,8 @@ def test_what_a_drawing_read_of_a_deck_decides_when_it_is_drawn_again(tmp_path):
             drawn.append(reads(context["decks"]))
             return b"%PDF " + repr(drawn[-1]).encode()
         drawn.clear()
-        # the drawing's own sheets are in its key: here, the name of what it reads
-        cache.draw([reads.__name__], game.packs[0], {"decks": {"trials": trials}, "derived": {}}, draw)
+        # the copy's identity is in its key: here, the name of what it reads
+        cache.draw(reads.__name__, {"decks": {"trials": trials}, "derived": {}}, draw)
         return len(drawn)
 
     def deck(**change):

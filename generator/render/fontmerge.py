@@ -133,8 +133,9 @@ def tidy_fonts(pdf: pikepdf.Pdf, pages: list | None = None, fonts: list = ()) ->
         for name in [n for n, f in font_dict.items() if _program(f) is None and n not in used]:
             del font_dict[name]
     if pages is None:
-        _retag_all(pdf, [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary)
-                         and obj.get("/Type") == "/Font"])
+        every = [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font"]
+        _retag_all(pdf, every)
+        _share_alike(pdf, every)
     else:
         _retag_all(pdf, _fonts_of(usage, fonts))
 
@@ -176,6 +177,38 @@ def _retag(font, parents) -> None:
     font.BaseFont = name
     for parent in parents:
         parent.BaseFont = name
+
+
+def _share_alike(pdf: pikepdf.Pdf, fonts: list) -> None:
+    """reportlab's simple fonts that are alike to the byte become one object: each board copy is drawn
+    alone (render/pieces.py), and copies that print the same words (a record board for each player)
+    carry the same subset, which the file would otherwise hold once per copy."""
+    first: dict[bytes, pikepdf.Object] = {}
+    alike: dict[tuple[int, int], pikepdf.Object] = {}
+    for font in fonts:
+        if font.is_indirect and font.get("/Subtype") == "/TrueType" and _program(font) is not None:
+            kept = first.setdefault(_content(font), font)
+            if kept is not font:
+                alike[font.objgen] = kept
+    if not alike:
+        return
+    for obj in pdf.objects:
+        if isinstance(obj, (pikepdf.Stream, pikepdf.Dictionary)) and "/Resources" in obj:
+            font_dict = obj.Resources.get("/Font")
+            for name, font in list(font_dict.items()) if isinstance(font_dict, pikepdf.Dictionary) else ():
+                if font.is_indirect and font.objgen in alike:
+                    font_dict[name] = alike[font.objgen]
+
+
+def _content(obj) -> bytes:
+    """An object as its content, whatever objects it is made of: streams by their raw bytes."""
+    if isinstance(obj, pikepdf.Stream):
+        return b"stream(" + _content(obj.stream_dict) + hashlib.sha256(obj.read_raw_bytes()).digest() + b")"
+    if isinstance(obj, pikepdf.Dictionary):
+        return b"<<" + b"".join(k.encode() + _content(v) for k, v in sorted(obj.items()) if k != "/Length") + b">>"
+    if isinstance(obj, pikepdf.Array):
+        return b"[" + b" ".join(_content(v) for v in obj) + b"]"
+    return obj.unparse() if isinstance(obj, pikepdf.Object) else repr(obj).encode()
 
 
 def _program(font):

@@ -1,10 +1,12 @@
 """Drawn boards, maps and tokens, cached like card faces (render/cache.py).
 
-One drawing is one call of PieceDrawer.draw_sheets: a run of piece sheets. Its direct key covers
-what is known before it draws: the drawing code (these sources, reportlab's and svglib's versions),
-the engine's own words (generator/locale), the sheets themselves (every placement, and the piece's
-whole spec with its elements), the pack, the expression context (the game and its derived values,
-as plain data), the edition's translations, the ink saver, and the bytes of every bundled font.
+One drawing is one copy of a piece, one side, alone on its page (PieceDrawer.draw_copy): the sheets
+of every pack place it as a form, so a board that every pack and paper prints is drawn once. Its
+direct key covers what is known before it draws: the drawing code (the engine's fingerprint), the
+copy's identity (the piece's whole spec with its elements and the side; the copy number, its
+player's colour and the pack where the piece's expressions name them), the expression context
+(the game and its derived values, as plain data), the edition's language, the ink saver, and the
+bytes of every bundled font.
 What the drawing reads while it draws is recorded with its hash beside the entry: the icons' SVG
 files, and each deck and table of the context that an expression reads (as a card's template memo
 does for all decks at once, render/template_memo.py): a deck whole when an expression walks it, only
@@ -26,7 +28,6 @@ from generator.fingerprint import engine_fingerprint
 from generator.render.cache import FaceCache, FileHashes, absolute_name, note_inputs, relative_name
 from generator.render.template_memo import WATCHED, Watched
 from generator.source import reads
-from generator.source.context import pack_data
 
 
 
@@ -42,10 +43,11 @@ class PieceCache:
         self.fixed = hashlib.sha256("|".join(parts).encode()).hexdigest()
         self._parts: dict[int, tuple[object, str]] = {}      # id of a watched part -> (the part, its hash)
 
-    def draw(self, sheets, pack, context: dict, draw) -> bytes:
+    def draw(self, ident: str, context: dict, draw) -> bytes:
         """The drawing's PDF bytes, from the cache when every file and watched part of the context it
-        read is unchanged, else `draw(context)` with the watched parts noting what it reads."""
-        direct = self._direct(sheets, pack, context)
+        read is unchanged, else `draw(context)` with the watched parts noting what it reads. `ident`
+        is what decides the drawing besides the context (render/pieces.py: the piece copy's)."""
+        direct = self._direct(ident, context)
         root = self.project.root
 
         def current(name: str) -> str | None:
@@ -79,10 +81,9 @@ class PieceCache:
         if self._drawn_words is not None and self.game.source_runs(text):
             self._drawn_words.add(text)
 
-    def _direct(self, sheets, pack, context: dict) -> str:
+    def _direct(self, ident: str, context: dict) -> str:
         digest = hashlib.sha256(self.fixed.encode())
-        digest.update(repr(sheets).encode())
-        digest.update(_json(pack_data(pack)))
+        digest.update(ident.encode())
         digest.update(_json({k: v for k, v in context.items() if k not in WATCHED}))
         return digest.hexdigest()
 

@@ -7,11 +7,16 @@ board prints therefore come from the rules module, like the cards'.
 """
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import math
+import re
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
+import pikepdf
 from reportlab.pdfgen.canvas import Canvas
 
 from generator.source.assets import Assets
@@ -20,8 +25,7 @@ from generator.source.context import pack_data, plain
 from generator.source.i18n import translator
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
-from generator.geometry import PT
-from generator.geometry import TILE_OVERLAP, PieceSheet, Rect
+from generator.geometry import PT, TILE_OVERLAP, PieceSheet, Placement, pt
 from generator.render.pen import GlyphError, Pen, register_fonts
 from generator.render.piece_cache import PieceCache
 from generator.source.schema import PieceSpec, PlayerColour
@@ -47,6 +51,10 @@ class DrawError(ValueError):
 
 MAX_MM = 10_000         # no coordinate or size on a board is ten metres
 MAX_CELLS = 5_000       # cells, items or copies one element draws
+MARGIN = 2.0            # mm around a copy's own drawing: its cut line's stroke lies half outside the piece
+# The context names a copy's drawing may read besides the game's (the pack, which copy, whose colour):
+# where its piece's YAML never names one, copies that differ only in it are drawn once.
+_CONTEXT_NAMES = re.compile(r"\b(pack|copy|player)\b")
 
 
 class PieceDrawer:
@@ -56,30 +64,55 @@ class PieceDrawer:
         self._pieces: dict[str, dict] = {}
         self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
         self.cache = PieceCache(assets, game, ink_saver)
+        self._copies: dict[str, bytes] = {}     # a copy's identity -> its drawing, once a build
+        self._specs: dict[str, str] = {}        # a piece's id -> its spec as canonical JSON
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
-        """All sheets as one PDF, a page each (sized to the sheet); from the cache when nothing
-        that decides them changed (render/piece_cache.py)."""
-        return self.cache.draw(sheets, pack, context, lambda watched: self._draw_sheets(sheets, pack, watched))
+        """All sheets as one PDF, a page each (sized to the sheet): every piece copy placed from its
+        own drawing, then what the sheet adds (a tile's marks, a note, the fold line)."""
+        drawings = [[self.draw_copy(p.item, pack, context) for p in sheet.placements] for sheet in sheets]
+        return _assembled(sheets, drawings, self._frame(sheets))
 
-    def _draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
+    def draw_copy(self, item: PieceCopy, pack, context: dict) -> bytes:
+        """One copy of a piece (one side) alone on a page, MARGIN wider than it on every side: drawn
+        once a build and kept in the piece cache, so a board every pack and paper prints is drawn
+        once an edition, and a tiled board once for all its tiles."""
+        ident = self._identity(item, pack)
+        if ident not in self._copies:
+            self._copies[ident] = self.cache.draw(ident, context, lambda watched: self._draw_copy(item, pack, watched))
+        return self._copies[ident]
+
+    def _identity(self, item: PieceCopy, pack) -> str:
+        """What decides a copy besides the context: its piece and side, and its copy number, player
+        and pack where the piece's expressions name them (a record board that never names the pack
+        is the same board in every pack)."""
+        spec = self._spec_json(item.piece)
+        parts = [spec, item.side]
+        named = set(_CONTEXT_NAMES.findall(spec))
+        if "copy" in named:
+            parts.append(str(item.copy))
+        if "player" in named:
+            parts.append(json.dumps(plain(item.player), sort_keys=True, ensure_ascii=False))
+        if "pack" in named:
+            parts.append(json.dumps(pack_data(pack), sort_keys=True, ensure_ascii=False, default=repr))
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def _spec_json(self, piece: PieceSpec) -> str:
+        if piece.id not in self._specs:
+            self._specs[piece.id] = json.dumps(self._piece_data(piece), sort_keys=True, ensure_ascii=False,
+                                               default=repr)
+        return self._specs[piece.id]
+
+    def _draw_copy(self, item: PieceCopy, pack, context: dict) -> bytes:
         register_fonts(self.assets)         # once a process, when something is drawn (not for a stored drawing)
+        w, h = item.size
         buffer = io.BytesIO()
-        canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=self.assets.fonts[0].name)
-        for sheet in sheets:
-            canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
-            for placement in sheet.placements:
-                ctx = {**context, "pack": pack_data(pack)}
-                if placement.tile is not None:
-                    self._draw_tile(canvas, sheet, placement, ctx)
-                elif placement.scale != 1.0:
-                    self._draw_scaled(canvas, sheet, placement, ctx)
-                else:
-                    self._draw_placed(canvas, sheet, placement, ctx)
-            if getattr(sheet, "fold_x", None):
-                self._pen(canvas, sheet.page[1]).line([(sheet.fold_x, 5), (sheet.fold_x, sheet.page[1] - 5)],
-                                                      stroke="#777777", line=0.5, dash=True)
-            canvas.showPage()
+        canvas = Canvas(buffer, pagesize=((w + 2 * MARGIN) * PT, (h + 2 * MARGIN) * PT), invariant=1,
+                        pageCompression=1, initialFontName=self.assets.fonts[0].name)
+        canvas.translate(MARGIN * PT, MARGIN * PT)
+        pen = self._pen(canvas, h)
+        self.draw_piece(pen, item, {**context, "pack": pack_data(pack)})
+        canvas.showPage()
         canvas.save()
         return _tidied(buffer.getvalue())
 
@@ -93,49 +126,42 @@ class PieceDrawer:
                             f"in {self.game.catalogue}; inside an expression write _('…'))")
         self.cache.drew_text(text)
 
-    def _local(self, canvas, sheet, rect, rotation: int = 0, scale: float = 1.0):
-        """Move the canvas so a Pen at (0, 0) draws the piece at rect (turned 180° for a short-edge back)."""
-        canvas.saveState()
-        if rotation == 180:
-            canvas.translate((rect.x + rect.w) * PT, (sheet.page[1] - rect.y - rect.h) * PT)
-            canvas.rotate(180)
-        else:
-            canvas.translate(rect.x * PT, (sheet.page[1] - rect.y) * PT)
-        canvas.scale(scale, scale)
-        return self._pen(canvas, 0)
+    def _frame(self, sheets: list[PieceSheet]) -> bytes | None:
+        """What the sheets print besides their pieces, a page each (a tile's alignment marks,
+        diagram and note; a reduced piece's note; the fold line), or None when they print nothing else."""
+        if not any(getattr(s, "fold_x", None) or any(p.tile or p.scale != 1.0 for p in s.placements)
+                   for s in sheets):
+            return None
+        register_fonts(self.assets)
+        buffer = io.BytesIO()
+        canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=self.assets.fonts[0].name)
+        for sheet in sheets:
+            canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
+            page = self._pen(canvas, sheet.page[1])
+            for placement in sheet.placements:
+                if placement.tile is not None:
+                    self._tile_marks(page, placement)
+                elif placement.scale != 1.0:
+                    self._scale_note(page, placement)
+            if getattr(sheet, "fold_x", None):
+                page.line([(sheet.fold_x, 5), (sheet.fold_x, sheet.page[1] - 5)], stroke="#777777", line=0.5, dash=True)
+            canvas.showPage()
+        canvas.save()
+        return buffer.getvalue()
 
-    def _draw_placed(self, canvas, sheet, placement, context) -> None:
-        pen = self._local(canvas, sheet, placement.rect, placement.rotation)
-        self.draw_piece(pen, placement.item, context)
-        canvas.restoreState()
-
-    def _draw_scaled(self, canvas, sheet, placement, context) -> None:
-        """A piece larger than the sheet, drawn reduced, with a note giving the scale."""
+    def _scale_note(self, page: Pen, placement) -> None:
+        """Below a piece larger than the sheet, drawn reduced: the scale it is printed at."""
         rect, item = placement.rect, placement.item
-        pen = self._local(canvas, sheet, rect, scale=placement.scale)
-        self.draw_piece(pen, item, context)
-        canvas.restoreState()
         w, h = item.size
         note = self.t.gettext("%(piece)s: printed reduced to %(scale)s%% on one page (full size %(w)s × %(h)s mm)") % {
             "piece": item.piece.name, "scale": f"{placement.scale * 100:.0f}", "w": f"{w:g}", "h": f"{h:g}"}
-        self._pen(canvas, sheet.page[1]).text(note, rect.x, rect.y + rect.h + 2, size=8, fill="#555555",
-                                              align="centre", width=rect.w)
+        page.text(note, rect.x, rect.y + rect.h + 2, size=8, fill="#555555", align="centre", width=rect.w)
 
-    def _draw_tile(self, canvas, sheet, placement, context) -> None:
-        """One tile of a piece larger than the sheet: its part of the piece, clipped, with the
-        alignment marks its neighbours share and an assembly diagram."""
+    def _tile_marks(self, page: Pen, placement) -> None:
+        """Around one tile of a piece larger than the sheet: the alignment marks its neighbours
+        share, its outline and an assembly diagram with a note."""
         tile, item = placement.tile, placement.item
         at, area = tile.at, tile.area
-        canvas.saveState()
-        clip = canvas.beginPath()
-        clip.rect(at.x * PT, (sheet.page[1] - at.y - at.h) * PT, at.w * PT, at.h * PT)
-        canvas.clipPath(clip, stroke=0, fill=0)
-        origin = Rect(at.x - area.x, at.y - area.y, 0, 0)
-        pen = self._local(canvas, sheet, origin)
-        self.draw_piece(pen, item, context)
-        canvas.restoreState()          # the piece's placement
-        canvas.restoreState()          # the tile's clip
-        page = self._pen(canvas, sheet.page[1])
         for x, y in _alignment_points(tile):
             px, py = at.x + x - area.x, at.y + y - area.y
             page.circle(px, py, 2.2, stroke="#c0392b", line=0.4)
@@ -551,6 +577,61 @@ def draw_pattern(pen: Pen, el, ctx):
 DRAW = {"rect": draw_rect, "line": draw_line, "text": draw_text, "icon": draw_icon, "track": draw_track,
         "stations": draw_stations, "table": draw_table, "ring": draw_ring, "cells": draw_cells,
         "pattern": draw_pattern, "repeat": draw_repeat}
+
+
+def _assembled(sheets: list[PieceSheet], drawings: list[list[bytes]], frame: bytes | None) -> bytes:
+    """The sheets as one PDF: each copy's drawing placed as a form (clipped to its tile, turned for
+    a short-edge back, reduced with --fit), under what the frame's page for that sheet draws."""
+    from generator.pdfbytes import open_pdf, pdf_bytes
+    from generator.render.fontmerge import tidy_fonts
+    with ExitStack() as sources:
+        out = sources.enter_context(open_pdf(frame) if frame is not None else pikepdf.new())
+        if frame is None:
+            for sheet in sheets:
+                out.add_blank_page(page_size=(pt(sheet.page[0]), pt(sheet.page[1])))
+        forms: dict[bytes, pikepdf.Object] = {}
+        for sheet, page, copies in zip(sheets, out.pages, drawings):
+            ops = []
+            for index, (placement, drawing) in enumerate(zip(sheet.placements, copies)):
+                if drawing not in forms:        # (kept open: a form's streams are copied when `out` is saved)
+                    source = sources.enter_context(open_pdf(drawing))
+                    forms[drawing] = out.copy_foreign(source.pages[0].as_form_xobject())
+                name = pikepdf.Name(f"/C{index}")
+                page.add_resource(forms[drawing], pikepdf.Name.XObject, name)
+                ops.append(f"q {_clip(placement, sheet.page[1])}{_matrix(placement, sheet.page[1])} cm {name} Do Q")
+            page.contents_add(pikepdf.Stream(out, "\n".join(ops).encode("ascii")), prepend=True)
+        if frame is not None:
+            tidy_fonts(out)
+        return pdf_bytes(out, deterministic_id=True, compress_streams=True)
+
+
+def _matrix(placement: Placement, sheet_height: float) -> str:
+    """Where a copy's drawing goes: its piece's top-left corner on the sheet's point (the drawing's
+    page is MARGIN wider on each side), at its scale, turned 180° for a short-edge back."""
+    h = placement.item.size[1]
+    if placement.tile is not None:          # the whole piece, shifted so this tile's area is on the page
+        tile = placement.tile
+        x, top, s = tile.at.x - tile.area.x, tile.at.y - tile.area.y, 1.0
+    else:
+        x, top, s = placement.rect.x, placement.rect.y, placement.scale
+    if placement.rotation == 180 and placement.tile is None:
+        w = placement.item.size[0]
+        return f"-1 0 0 -1 {_num(pt(x + w + MARGIN))} {_num(pt(sheet_height - top + MARGIN))}"
+    return (f"{_num(s)} 0 0 {_num(s)} {_num(pt(x - s * MARGIN))} "
+            f"{_num(pt(sheet_height - top - s * (h + MARGIN)))}")
+
+
+def _clip(placement: Placement, sheet_height: float) -> str:
+    """A tile prints only its part of the piece."""
+    if placement.tile is None:
+        return ""
+    at = placement.tile.at
+    return f"{_num(pt(at.x))} {_num(pt(sheet_height - at.y - at.h))} {_num(pt(at.w))} {_num(pt(at.h))} re W n "
+
+
+def _num(value: float) -> str:
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def _tidied(data: bytes) -> bytes:

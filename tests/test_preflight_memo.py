@@ -78,7 +78,7 @@ def memo(project: Path) -> Memo:
 
 def keyed_pages(path: Path) -> list[int]:
     manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    return [e["number"] for e in manifest["pages"] if e["role"].startswith("cards") or e["role"] == "rulebook"]
+    return [e["number"] for e in manifest["pages"] if e["role"].startswith(("cards", "board")) or e["role"] == "rulebook"]
 
 
 def drawn(pdf: pikepdf.Pdf, number: int) -> bytes:
@@ -126,9 +126,11 @@ def form_of(pdf: pikepdf.Pdf, card: str) -> pikepdf.Object:
 
 # --- a rebuild checks what changed ----------------------------------------------------------------
 
-@pytest.mark.parametrize("old, new", [("name: 走马灯,", "name: 走马灯笼,"),            # a glyph the pack had not drawn
-                                      ("再翻 1 张", "再翻 2 张")])
-def test_a_rebuild_checks_in_full_only_the_pages_that_changed(project, spy, old, new):
+@pytest.mark.parametrize("old, new, boards", [("name: 走马灯,", "name: 走马灯笼,", 1),   # a glyph the pack had not drawn
+                                              ("再翻 1 张", "再翻 2 张", 0)])
+def test_a_rebuild_checks_in_full_only_the_pages_that_changed(project, spy, old, new, boards):
+    """A card's text: its sheet is checked in full, the other pages taken; its name is also printed
+    by the score board's goods table, whose page is then checked in full too."""
     before = pikepdf.open(pack(project))
     before_drawn = {n: drawn(before, n) for n in keyed_pages(pack(project))}
     cards = project / f"cards/{GAME}/goods.yaml"
@@ -139,11 +141,11 @@ def test_a_rebuild_checks_in_full_only_the_pages_that_changed(project, spy, old,
     assert result.exit_code == 0, result.output
     after = pikepdf.open(pack(project))
     changed = [n for n in keyed_pages(pack(project)) if drawn(after, n) != before_drawn[n]]
-    assert len(changed) == 1            # the card's sheet (its back is the deck's one back)
+    assert len(changed) == 1 + boards       # the card's sheet (its back is the deck's one back), the board
     (used, report), = spy["runs"]
     assert used.checked == len(changed) and used.reused == len(keyed_pages(pack(project))) - len(changed)
-    assert spy["walked"] == len(changed)          # only the changed sheet is parsed (walked, measured)
-    assert spy["measured"] == len(changed)
+    assert spy["walked"] == 1                 # only the changed card sheet is parsed (walked, measured)
+    assert spy["measured"] == 1
     assert report.ok and report == full(pack(project), display=report.file)
     assert (report.pages, report.cards, report.fonts) == (9, 15, full(pack(project)).fonts)
 
@@ -560,3 +562,23 @@ def test_pictures_on_a_page_taken_by_its_bytes_are_counted_as_found(tmp_path, sp
     assert used.same and report.images == first.images > 0 and report.lowest_dpi == first.lowest_dpi
     assert any(image for n in used.same for image in used.same[n]["images"])
     assert report == full(project / "build/inputs/inputs-2p-a4.pdf", display=report.file)
+
+
+def test_a_board_page_is_taken_when_unchanged_and_checked_in_full_when_its_text_shrinks(project, spy):
+    """Board pages are in the memo like card pages: after a card edit the board's page is taken; its
+    title set below the minimum size changes the page, which is read again and refused."""
+    board = next(e["number"] for e in json.loads(pack(project).with_suffix(".json").read_text(encoding="utf-8"))["pages"]
+                 if e["role"] == "board" and "market-board" in e["components"])
+    cards = project / f"cards/{GAME}/goods.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace("再翻 1 张", "再翻 2 张", 1), encoding="utf-8")
+    assert pnp(project, *BUILD).exit_code == 0
+    (used, _), = spy["runs"]
+    assert used.checked == 1 and used.reused == len(keyed_pages(pack(project))) - 1     # the card's sheet alone
+    pieces = project / f"cards/{GAME}/pieces.yaml"
+    text = pieces.read_text(encoding="utf-8")
+    old = '人", size: 12, bold: true'
+    assert text.count(old) == 1
+    pieces.write_text(text.replace(old, '人", size: 4, bold: true'), encoding="utf-8")
+    result = pnp(project, *BUILD)
+    assert result.exit_code == 1
+    assert f"page {board}, market-board: text '夜市计分板·2人' prints at 4.0 pt, under the 6 pt minimum" in result.output

@@ -104,7 +104,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     pages = _Pages(memo, manifest) if memo is not None else None
     _check_cards(page_list, manifest, report, pages)
     SafeText(pdf_path, manifest).check(report, pages)
-    _check_boards(page_list, manifest, report)
+    _check_boards(page_list, manifest, report, pages)
     _check_rulebook(page_list, manifest, report, pages)
     _check_runs(manifest, report)
     _check_reading(pdf_path, page_list, manifest, report, pages)
@@ -119,7 +119,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
 
 
 class _Pages:
-    """One preflight's use of a memo: each card and rulebook page's key, the pages taken from the
+    """One preflight's use of a memo: each card, board and rulebook page's key, the pages taken from the
     record, and the ones checked in full with what they passed with (a page with a finding in any
     check is never recorded)."""
 
@@ -138,7 +138,7 @@ class _Pages:
 
     def recorded(self, page, entry: dict, front: list[Rect] | None = None) -> list | None:
         """The trims this page passed with before, or None: check it in full."""
-        components = {str(s.get("component", entry.get("component"))) for s in entry["slots"]}
+        components = {str(s.get("component", entry.get("component"))) for s in entry.get("slots", ())}
         facts = [entry, self.options, {c: self.declared.get(c) for c in sorted(components)},
                  [[t.x, t.y, t.w, t.h] for t in front] if front is not None else None]
         number = entry["number"]
@@ -379,17 +379,23 @@ def _crosses(seg, rect: Rect) -> bool:
             and y2 > rect.y + TOLERANCE and y1 < rect.y + rect.h - TOLERANCE)
 
 
-def _check_boards(page_list: list, manifest, report: Report) -> None:
+def _check_boards(page_list: list, manifest, report: Report, pages: _Pages | None = None) -> None:
     for entry in manifest["pages"]:
         if not entry["role"].startswith("board"):
             continue
         report.boards += 1
-        page = page_list[entry["number"] - 1]
+        page, findings = page_list[entry["number"] - 1], len(report.findings)
+        if pages is not None:
+            if pages.recorded(page, entry) is not None:
+                continue
+            pages.done(entry["number"], [], True)       # (its reading check may still fail it)
         if len(entry["pieces"]) == 1:
             missing = [box for box in ("/TrimBox", "/BleedBox") if box not in page.obj]
             if missing:
                 report.findings.append(f"page {entry['number']}, {entry['pieces'][0]['piece']}: a single board without "
                                        f"{' and '.join(m[1:] for m in missing)}")
+        if pages is not None and len(report.findings) > findings:
+            pages.failed.add(entry["number"])
 
 
 def _check_rulebook(page_list: list, manifest, report: Report, pages: _Pages | None = None) -> None:

@@ -582,3 +582,17 @@ def test_a_board_page_is_taken_when_unchanged_and_checked_in_full_when_its_text_
     result = pnp(project, *BUILD)
     assert result.exit_code == 1
     assert f"page {board}, market-board: text '夜市计分板·2人' prints at 4.0 pt, under the 6 pt minimum" in result.output
+
+
+def test_pages_two_packs_share_are_read_once_a_build(project, spy):
+    """A cold build of the 2- and 3-player packs (no records): the sheets the 3-player pack shares
+    with the 2-player one (same content, same manifest facts, another file) are taken from what the
+    first pack's check passed; the reports equal full checks."""
+    shutil.rmtree(project / "build")
+    result = pnp(project, "build", GAME, "--players", "2,3", "--paper", "a4", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    (first, _), (second, report) = spy["runs"]
+    assert first.reused == 0 and first.checked > 0
+    assert second.reused > 0
+    path = project / "build" / GAME / f"{GAME}-3p-a4.pdf"
+    assert report.ok and report == full(path, display=report.file)

@@ -80,14 +80,22 @@ def context(font_files: list[Path]) -> str:
 class Memo:
     """One pack file's record; one preflight at a time uses it (begin() starts one)."""
 
-    def __init__(self, context: str = "", recorded: dict | None = None):
+    def __init__(self, context: str = "", recorded: dict | None = None, passed: dict | None = None):
         self.context = context
+        self.passed = passed if passed is not None else {}
         recorded = recorded if isinstance(recorded, dict) and recorded.get("context") == context \
             and recorded.get("version") == VERSION else {}
         self._old_pages = recorded.get("pages") if isinstance(recorded.get("pages"), dict) else {}
         self._old_forms = recorded.get("forms") if isinstance(recorded.get("forms"), dict) else {}
         self._old_objects = recorded.get("objects") if isinstance(recorded.get("objects"), dict) else {}
         self._old_fonts = recorded.get("fonts") if isinstance(recorded.get("fonts"), dict) else {}
+        # What the packs checked before this one in the same build passed (`passed`, by context): a
+        # page key names the page's content and every fact its checks read, never which file or page
+        # number it is, and a form key its bytes. A sheet that packs share (a deck's in the packs of
+        # several player counts) is read once a build, a cold one too.
+        passed_pages, read_forms = self.passed.get(context, ({}, {}))
+        self._old_pages = {**passed_pages, **self._old_pages}
+        self._old_forms = {**read_forms, **self._old_forms}
         self.begin()
 
     def begin(self) -> None:
@@ -110,17 +118,22 @@ class Memo:
 
     # --- on disk ------------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: Path, context: str) -> Memo:
-        """A damaged or unreadable record (cut off, edited, a folder in its place) is an empty memo."""
+    def load(cls, path: Path, context: str, passed: dict | None = None) -> Memo:
+        """A damaged or unreadable record (cut off, edited, a folder in its place) is an empty memo.
+        `passed`: what earlier checks of the same build passed, shared by its memos."""
         try:
             recorded = read_record(path)
         except (OSError, ValueError, RecursionError):
             recorded = None
-        return cls(context, recorded)
+        return cls(context, recorded, passed)
 
     def save(self, path: Path) -> None:
+        """Keep this check's record for the file's next check, and offer it to the build's next memos."""
         forms = {key: value if isinstance(value, str) else orjson.dumps(value).decode()
                  for key, value in self.forms.items()}
+        passed_pages, read_forms = self.passed.setdefault(self.context, ({}, {}))
+        passed_pages.update(self.pages)
+        read_forms.update(forms)
         write_record(path, {"version": VERSION, "context": self.context, "pages": self.pages, "forms": forms,
                             "objects": self.objects, "fonts": self.font_objects})
 

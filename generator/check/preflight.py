@@ -139,7 +139,8 @@ class _Pages:
     def recorded(self, page, entry: dict, front: list[Rect] | None = None) -> list | None:
         """The trims this page passed with before, or None: check it in full."""
         components = {str(s.get("component", entry.get("component"))) for s in entry.get("slots", ())}
-        facts = [entry, self.options, {c: self.declared.get(c) for c in sorted(components)},
+        where = {k: v for k, v in entry.items() if k not in ("number", "front_page")}    # (said, not checked)
+        facts = [where, self.options, {c: self.declared.get(c) for c in sorted(components)},
                  [[t.x, t.y, t.w, t.h] for t in front] if front is not None else None]
         number = entry["number"]
         self.facts[number] = hashlib.sha256(facts_json(facts)).hexdigest()[:32]

@@ -362,7 +362,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)
     record = preflight_record(project, game, name)
-    memo = Memo.load(record, memo_context(project))
+    memo = Memo.load(record, memo_context(project), game._passed_checks)
     staged = {}
     refuse_links(folder / f"{name}-cut", project.build)     # before a cut file is written or removed there
     try:
@@ -416,7 +416,7 @@ def check_pack(project: Project, game: Game, pack: PackSpec | None, paper: str, 
     from generator.check.preflight import preflight
     name = name or pack_name(game, pack, paper, options)
     # the last build's record of this file's checked pages, read only: the same bytes pass the same
-    memo = Memo.load(preflight_record(project, game, name), memo_context(project))
+    memo = Memo.load(preflight_record(project, game, name), memo_context(project), game._passed_checks)
     with tempfile.TemporaryDirectory(prefix="pnp-validate-") as scratch:
         pdf_path, listing = Path(scratch) / f"{name}.pdf", Path(scratch) / f"{name}.json"
         pdf_path.write_bytes(pdf)

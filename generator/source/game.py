@@ -97,6 +97,8 @@ class Game:
     _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     # the rulebook's text for each pack, made once (validate checks it, the build lays it out)
     _rulebook_texts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    # what the preflights of this edition's packs passed so far, offered to the next (check/checked.py)
+    _passed_checks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def data_game(self) -> "Game":

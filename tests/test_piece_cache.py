@@ -277,3 +277,30 @@ def test_what_a_drawing_read_of_a_deck_decides_when_it_is_drawn_again(tmp_path):
     def walked(decks):
         return [c["terrain"] for c in decks["trials"]]
     assert run(deck(), walked) == 1 and run(deck(name="G"), walked) == 1
+
+
+@pytest.mark.parametrize("rotation, scale", [(0, 1.0), (180, 1.0), (0, 0.5), (180, 0.5)])
+def test_a_copy_s_matrix_puts_its_piece_on_its_rect(rotation, scale):
+    """The drawing of a copy is its piece with MARGIN on every side: placed, turned for a short-edge
+    back, or reduced (or both), its piece's corners land on the placement's rect (PDF points, y up);
+    a tile puts its area of the piece on the tile's place."""
+    from types import SimpleNamespace
+
+    from generator.geometry import PT, Placement, Rect, Tile
+    from generator.render.pieces import MARGIN, _matrix
+    H, w, h = 297.0, 100.0, 60.0
+    item = SimpleNamespace(size=(w, h))
+
+    def lands(placement, u, v):          # a point of the drawing (mm from its bottom-left) on the sheet, mm
+        a, b, c, d, e, f = (float(n) for n in _matrix(placement, H).split())
+        return round((a * u * PT + c * v * PT + e) / PT, 3), round((b * u * PT + d * v * PT + f) / PT, 3)
+    rect = Rect(20, 30, w * scale, h * scale)
+    placement = Placement(item, rect, rotation=rotation, scale=scale)
+    top_left, bottom_right = lands(placement, MARGIN, MARGIN + h), lands(placement, MARGIN + w, MARGIN)
+    sheet = {(20, H - 30), (20 + w * scale, H - 30 - h * scale)}
+    if rotation == 180:      # the piece's top-left on the rect's bottom-right
+        assert (top_left, bottom_right) == ((20 + w * scale, H - 30 - h * scale), (20, H - 30))
+    else:
+        assert {top_left, bottom_right} == sheet and top_left == (20, H - 30)
+    tile = Tile(2, 0, 1, 1, 2, Rect(45, 0, 55, 60), (210, 297), Rect(10, 10, 55, 60))
+    assert lands(Placement(item, Rect(10, 10, 55, 60), tile=tile), MARGIN + 45, MARGIN + h) == (10, H - 10)

@@ -614,9 +614,10 @@ def _matrix(placement: Placement, sheet_height: float) -> str:
         x, top, s = tile.at.x - tile.area.x, tile.at.y - tile.area.y, 1.0
     else:
         x, top, s = placement.rect.x, placement.rect.y, placement.scale
-    if placement.rotation == 180 and placement.tile is None:
+    if placement.rotation == 180 and placement.tile is None:      # its top-left corner at the rect's bottom-right
         w = placement.item.size[0]
-        return f"-1 0 0 -1 {_num(pt(x + w + MARGIN))} {_num(pt(sheet_height - top + MARGIN))}"
+        return (f"{_num(-s)} 0 0 {_num(-s)} {_num(pt(x + s * (w + MARGIN)))} "
+                f"{_num(pt(sheet_height - top + s * MARGIN))}")
     return (f"{_num(s)} 0 0 {_num(s)} {_num(pt(x - s * MARGIN))} "
             f"{_num(pt(sheet_height - top - s * (h + MARGIN)))}")
 

@@ -1,5 +1,5 @@
-"""An edition's packs made by two processes (sheets/parallel_packs.py): the same files, in the same
-order, as one process makes; what the helper read reaches the edition's stamp; a helper's refusal is
+"""An edition's packs made by two processes (sheets/parallel_packs.py): the same files, said in the
+same order, as one process makes; what the helper read reaches the edition's stamp; a helper's refusal is
 the build's error; a helper that fails leaves its packs to the build."""
 from __future__ import annotations
 
@@ -31,12 +31,12 @@ def _write_one(refuse: tuple | None = None, crash: tuple | None = None):
 PARENT = os.getpid()
 
 
-def test_the_second_half_is_made_by_a_helper_and_comes_back_in_order_with_what_it_read():
+def test_half_the_packs_are_made_by_a_helper_and_come_back_in_order_with_what_it_read():
     with reads.recording() as log:
         done = list(packs_written(TODO, _write_one(), jobs=2))
     assert [(d.pack, d.paper) for d in done] == TODO
     pids = [d.report["pid"] for d in done]
-    assert pids[:3] == [PARENT] * 3 and len(set(pids[3:])) == 1 and pids[3] != PARENT
+    assert pids[0::2] == [PARENT] * 3 and len(set(pids[1::2])) == 1 and pids[1] != PARENT     # six alike: turn about
     assert sorted(log.files) == sorted(f"/inputs/{p}-{q}" for p, q in TODO)
     assert [d.manifest["file"] for d in done] == [f"{p}-{q}.pdf" for p, q in TODO]
 
@@ -90,7 +90,11 @@ def test_an_edition_made_by_two_processes_is_the_one_one_process_makes(tmp_path,
 
 
 def test_the_split_weighs_the_packs():
-    """The helper takes the packs after the front that weighs closest to half (the first pack,
-    made while the faces rendered, weighs nothing; a pack weighs the cards and pieces it places)."""
-    from generator.sheets.parallel_packs import _half
-    assert _half([0, 2, 2, 3, 3, 4, 4, 5]) == 5 and _half([1] * 6) == 3 and _half([1, 1]) == 1 and _half([0, 9]) == 1
+    """Each pack, heaviest first, goes to the process with less work so far; the build keeps the first
+    (made while the faces rendered). reverse-wizard's edition as weighed (its 4-player A4 pack made
+    ahead, then the other 4- and 3-player packs, then two small extras packs): the helper takes one
+    pack of each player count, the build the rest."""
+    from generator.sheets.parallel_packs import _shares
+    assert _shares([198, 396, 380, 380, 101, 101]) == {1, 3}
+    assert _shares([1] * 6) == {1, 3, 5} and _shares([1, 1]) == {1} and _shares([0, 9]) == {1}
+    assert _shares([5, 1, 1, 1]) == {1, 2, 3} and _shares([9, 1]) == {1}

@@ -496,7 +496,8 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
                                          written_record.variant(options), frozenset(skip))
     todo = made.to_make()
-    weights = [0 if made.ahead and made.ahead[0] == one else builder.weight(one[0]) for one in todo]   # (the first is made)
+    # (a pack made ahead, while the faces rendered, is still to be checked and written: about half its work)
+    weights = [builder.weight(one[0]) / (2 if made.ahead and made.ahead[0] == one else 1) for one in todo]
     for one in packs_written(todo, lambda pack, paper: made.write(project, pack, paper, options), jobs, weights):
         pack, paper, path, report, manifest = one.pack, one.paper, one.path, one.report, one.manifest
         warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""

@@ -52,6 +52,9 @@ def pack_name(game: Game, pack: PackSpec, paper: str, options: PrintOptions = Pr
     return f"{game.id}-{name_key or pack.key}-{paper}{options.suffix}{game.name_suffix}"
 
 
+PACK_WEIGHT = 100       # what a pack costs besides its cards and pieces, in cards (PackBuilder.weight)
+
+
 class PackBuilder:
     """Assembles one pack: card sheets and piece sheets run by run, then page 1, bookmarks and manifest."""
 
@@ -150,8 +153,10 @@ class PackBuilder:
 
     def weight(self, pack: PackSpec) -> int:
         """About what making the pack costs, to share packs between processes: the cards and
-        pieces it places."""
-        return sum(s.count for s in self.cards.sections(pack) + self.pieces.sections(pack))
+        pieces it places, and what any pack costs besides (page 1, its rulebook, reading it back):
+        about what a hundred cards do (profiled on the shipped games: a pack of 1 piece took 0.14 s,
+        one of 296 cards 0.51 s)."""
+        return PACK_WEIGHT + sum(s.count for s in self.cards.sections(pack) + self.pieces.sections(pack))
 
     def keep(self, report: "Report") -> None:
         """Keep the pack just made, now that it passed preflight, in the store."""

@@ -3,8 +3,8 @@
 Once gather has prepared what the packs share (the faces, the rulebook's pages, the first pack),
 each pack is made (imposed, its fonts merged) and preflighted on its own, and written to a file
 of its own. So with a second core a forked helper (processes.Helper: it shares what the build
-has loaded) makes and writes the second half of the edition's packs while the build makes the
-first. What the helper did that the build must know comes back with its results: each pack's
+has loaded) makes and writes about half the edition's packs, by what they weigh, while the build
+makes the others; the packs are said in their order all the same. What the helper did that the build must know comes back with its results: each pack's
 file, preflight's report and manifest, and the files it read with their hashes (the edition's
 stamp covers them). A helper that fails in any way (no process to fork, killed, a bug) leaves
 its packs to the build, which makes them as it would alone; a pack preflight refuses in the
@@ -36,42 +36,66 @@ WriteOne = Callable[[object, str], tuple]     # (pack, paper) -> (path, report, 
 def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
                   weights: list[float] | None = None) -> Iterator[PackWritten]:
     """Each (pack, paper) of `todo` made and written by `write_one`, yielded in `todo`'s order.
-    With `jobs` > 1, the packs after the first half (by `weights`: what each costs to make, about)
-    are made by a forked helper meanwhile."""
-    half, helper = len(todo), None
+    With `jobs` > 1, a forked helper makes the packs `_shares` gives it (by `weights`: what each
+    costs to make, about) meanwhile; a pack made here after one of the helper's waits for it."""
+    theirs, helper = set(), None
     if jobs > 1 and len(todo) > 1 and can_fork():
-        half = _half(weights or [1] * len(todo))
+        theirs = _shares(weights or [1] * len(todo))
         try:
-            helper = Helper(lambda: pickle.dumps(_made_by_helper(todo[half:], write_one)))
+            helper = Helper(lambda: pickle.dumps(_made_by_helper([todo[i] for i in sorted(theirs)], write_one)))
         except OSError:             # no process to be had: this one makes them all
-            helper = None
-    mine = todo[:half] if helper else todo
+            helper, theirs = None, set()
+    done: dict[int, tuple] = {}        # index -> (error, path, report, manifest), made and not yet yielded
+    at = 0                              # the next index to yield
     try:
-        for pack, paper in mine:
-            yield PackWritten(pack, paper, *write_one(pack, paper))
-        if helper is None:
-            return
-        results, helper = _results(helper), None
-        done = 0
-        for (pack, paper), (error, path, report, manifest, read) in zip(todo[half:], results or []):
-            for name, sha in read.items():           # what it read, for the edition's stamp
-                reads.note_hash(name, sha)
-            if error is not None:
-                raise error
-            done += 1
-            yield PackWritten(pack, paper, path, report, manifest)
-        for pack, paper in todo[half + done:]:       # a helper that failed: its packs made here
-            yield PackWritten(pack, paper, *write_one(pack, paper))
+        for index in [i for i in range(len(todo)) if i not in theirs]:
+            done[index] = _made_here(todo[index], write_one)
+            while at in done:
+                yield _yielded(todo[at], done.pop(at))
+                at += 1
+            if done.get(index, (None,))[0] is not None:     # refused, after one of the helper's: no more here
+                break
+        if helper is not None:
+            results, helper = _results(helper), None
+            for index, (error, path, report, manifest, read) in zip(sorted(theirs), results or []):
+                for name, sha in read.items():           # what it read, for the edition's stamp
+                    reads.note_hash(name, sha)
+                done[index] = (error, path, report, manifest)
+        for index in range(at, len(todo)):
+            if index not in done:                        # a helper that failed: its packs made here
+                done[index] = _made_here(todo[index], write_one)
+            yield _yielded(todo[index], done.pop(index))
     finally:
         if helper is not None:      # this process failed (or its caller stopped) first
             helper.stop()
 
 
-def _half(weights: list[float]) -> int:
-    """How many packs from the front weigh closest to half of them all (at least one, and one left)."""
-    total = sum(weights)
-    fronts = [sum(weights[:k]) for k in range(1, len(weights))]
-    return 1 + min(range(len(fronts)), key=lambda i: abs(2 * fronts[i] - total))
+def _made_here(one: tuple, write_one: WriteOne) -> tuple:
+    try:
+        return (None, *write_one(*one))
+    except PnpError as error:
+        return (error, None, None, None)
+
+
+def _yielded(one: tuple, result: tuple) -> PackWritten:
+    """A pack's result, in `todo`'s order: a refusal is the build's error there."""
+    error, path, report, manifest = result
+    if error is not None:
+        raise error
+    return PackWritten(*one, path, report, manifest)
+
+
+def _shares(weights: list[float]) -> set[int]:
+    """The packs (by index) the helper makes: each, heaviest first, goes to the process with less
+    work so far; the build keeps the first (made ahead, while the faces rendered)."""
+    mine, helpers, theirs = weights[0], 0.0, set()
+    for index in sorted(range(1, len(weights)), key=lambda i: -weights[i]):
+        if helpers < mine or not theirs:
+            theirs.add(index)
+            helpers += weights[index]
+        else:
+            mine += weights[index]
+    return theirs
 
 
 def _made_by_helper(todo: list[tuple], write_one: WriteOne) -> list[tuple]:

@@ -183,10 +183,14 @@ def _share_alike(pdf: pikepdf.Pdf, fonts: list) -> None:
     """reportlab's simple fonts that are alike to the byte become one object: each board copy is drawn
     alone (render/pieces.py), and copies that print the same words (a record board for each player)
     carry the same subset, which the file would otherwise hold once per copy."""
-    first: dict[bytes, pikepdf.Object] = {}
-    alike: dict[tuple[int, int], pikepdf.Object] = {}
+    named: dict[str, list] = {}      # (a subset's name is its program's tag: only fonts named alike can be)
     for font in fonts:
         if font.is_indirect and font.get("/Subtype") == "/TrueType" and _program(font) is not None:
+            named.setdefault(str(font.BaseFont), []).append(font)
+    alike: dict[tuple[int, int], pikepdf.Object] = {}
+    for group in (g for g in named.values() if len(g) > 1):
+        first: dict[bytes, pikepdf.Object] = {}
+        for font in group:
             kept = first.setdefault(_content(font), font)
             if kept is not font:
                 alike[font.objgen] = kept

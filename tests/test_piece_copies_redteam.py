@@ -24,7 +24,10 @@ What broke (each a test below, each fixed):
 - with --duplex gutterfold a two-sided piece printed in one run with one-sided card pieces: the run was
   laid out as the first section's kind, so the first player marker's back was never printed (and with
   a two-sided piece first, one-sided pieces would have been folded); a two-sided piece wider than half
-  the sheet was then placed off the page: it is now a one-line error.
+  the sheet was then placed off the page: it is now a one-line error;
+- an icon file added for a character a board prints as text (the label's "·") left the board as it was
+  drawn, while a cold build drew the icon: which characters have an icon decides how text is split
+  into icons, and was in a card face's key but not a drawing's (render/piece_cache.py).
 """
 from __future__ import annotations
 
@@ -319,3 +322,116 @@ def test_a_two_sided_piece_wider_than_half_a_gutterfold_sheet_is_one_line(warm, 
         f"{NM}pieces.yaml:{line}: piece big (300 × 150 mm) has a back and does not fit half a gutter-fold sheet "
         "of a4 (95 × 287 mm) (hint: print it with --duplex long or short, or make it smaller)")
     assert not (project / "build" / GAME / f"{PACK}-gutterfold.pdf").exists()
+
+
+# --- a warm build after any sequence of edits and print options writes what a cold build writes --------
+
+def _own_icons(p: Path) -> None:
+    """icons/ (a link to the repository's) copied into the project, and the coin's icon recoloured."""
+    target = (p / "icons").resolve()
+    (p / "icons").unlink()
+    shutil.copytree(target, p / "icons")
+    path = p / "icons/twemoji/1fa99.svg"
+    text = path.read_text(encoding="utf-8")
+    colour = re.search(r'fill="(#[0-9A-Fa-f]{3,6})"', text).group(1)
+    path.write_text(text.replace(colour, "#3355ff"), encoding="utf-8")
+
+
+EDITS = [
+    ("a board's element", _sub(NM + "pieces.yaml", "size: 12, bold: true", "size: 11, bold: true")),
+    ("a copy's expression", _sub(NM + "pieces.yaml", 'text: "va-{{ copy }}"', 'text: "va-{{ copy + 1 }}"')),
+    ("a player colour's name", _sub(NM + "game.yaml", "name: 红灯", "name: 赤灯")),
+    ("a player colour (the two-line probe prints copy only)", _sub(NM + "game.yaml", '"#2e5e9e"', '"#1e4e8e"')),
+    ("rules.py: the track's goal", _sub(NM + "rules.py", "GOAL = 25", "GOAL = 24")),
+    ("rules.py: coins each (a piece count)", _sub(NM + "rules.py", "COINS_EACH = 6", "COINS_EACH = 5")),
+    ("a deck the board's table reads", _sub(NM + "goods.yaml", "name: 走马灯,", "name: 走马花灯,")),
+    ("the table the ring reads", _sub(NM + "hours.yaml", "name: 上灯, crowd: 2", "name: 上灯, crowd: 1")),
+    ("an icon the coin draws", _own_icons),
+    ("an icon file for a character the board prints as text (its ·)", lambda p: shutil.copy(
+        p / "icons/twemoji/1fa99.svg", p / "icons/twemoji/b7.svg")),
+    ("a per-player piece's count", _sub(NM + "game.yaml", "probe-b: 3", "probe-b: 2")),
+    ("a piece made two-sided", _sub(NM + "pieces.yaml", "    elements:\n      - {type: icon, x: 3, y: 3, size: 10, icon: 🪙}",
+                                    "    elements:\n      - {type: icon, x: 3, y: 3, size: 10, icon: 🪙}\n"
+                                    "    back:\n      - {type: text, x: 2, y: 5, size: 8, text: 背}")),
+]
+OPTIONS = [("--duplex", "short"), ("--fit",), ("--ink-saver",), ("--cutter", "silhouette"), ("--paper", "letter"),
+           ("--duplex", "none"), ("--duplex", "short", "--fit")]
+
+
+def test_edits_and_print_options_one_after_another_then_warm_equals_cold(warm, tmp_path):
+    """Each edit on top of the ones before, each followed by a build with other print options and one
+    with the default (so the store holds drawings of every step); at the end each set of options built
+    warm writes byte for byte what it writes cold."""
+    project = _copy(warm, tmp_path)
+    for number, (what, edit) in enumerate(EDITS):
+        edit(project)
+        _run(project, *ARGS, *OPTIONS[number % len(OPTIONS)])
+        assert "wrote" in _run(project), what
+    for n, extra in enumerate([(), *OPTIONS]):
+        _run(project, *ARGS, *extra)
+        cold = _cold(project, tmp_path / f"cold{n}", *ARGS, *extra)
+        assert {name: _outputs(project).get(name) for name in cold} == cold, extra
+
+
+def test_every_edit_undone_takes_the_first_build_s_bytes(warm, tmp_path, drawn):
+    project = _copy(warm, tmp_path)
+    before = {p: p.read_bytes() for p in (project / NM).iterdir()}
+    for what, edit in EDITS[:8]:            # (the game's own files: icons/ is the repository's)
+        edit(project)
+        _run(project)
+    for path, data in before.items():
+        path.write_bytes(data)
+    drawn.clear()
+    _run(project)
+    assert _outputs(project) == warm[1]
+    assert drawn == []                  # every drawing of the first inputs taken from the store
+
+
+def test_an_icon_file_added_for_a_character_a_board_prints_redraws_the_board(warm, tmp_path):
+    """The board's label prints "·" as text; an icon file for it makes the label draw the icon. The set
+    of characters that have an icon was not in a drawing's key (it is in a face's): the warm build kept
+    the label with the dot, the cold one drew the icon."""
+    project = _copy(warm, tmp_path)
+    _own_icons(project)
+    _run(project)
+    shutil.copy(project / "icons/twemoji/1fa99.svg", project / "icons/twemoji/b7.svg")
+    _run(project)
+    assert _outputs(project) == _cold(project, tmp_path / "cold")
+
+
+# --- the store damaged: a miss, drawn again, never printed -----------------------------------------------
+
+def _entries(project: Path) -> list[Path]:
+    return sorted(p for p in (project / "build/.cache/pieces").rglob("*.pdf") if p.is_file())
+
+
+def _swap(a: Path, b: Path) -> None:
+    data = a.read_bytes()
+    a.write_bytes(b.read_bytes())
+    b.write_bytes(data)
+
+
+DAMAGE = {
+    "two copies' drawings swapped (probe-a's copies)": lambda es, by: _swap(by["va-1"], by["va-2"]),
+    "every drawing cut short": lambda es, by: [e.write_bytes(e.read_bytes()[:300]) for e in es],
+    "a copy's drawing another piece's": lambda es, by: by["va-3"].write_bytes(by["vb-1"].read_bytes()),
+}
+
+
+@pytest.mark.parametrize("what", DAMAGE)
+def test_a_damaged_drawing_is_drawn_again_and_never_printed(warm, tmp_path, drawn, what):
+    project = _copy(warm, tmp_path)
+    for kind in ("packs", "pack-records"):
+        shutil.rmtree(project / "build/.cache" / kind)
+    entries = _entries(project)
+    by = {}
+    for entry in entries:               # a drawing by what it prints (the probes print one word)
+        words = re.findall(r"v[a-j]-\S+", subprocess.run(["pdftotext", str(entry), "-"], capture_output=True,
+                                                          text=True).stdout)
+        if len(words) == 1:
+            by[words[0]] = entry
+    DAMAGE[what](entries, by)
+    _force(project)
+    _run(project)
+    assert drawn
+    assert _outputs(project) == warm[1]

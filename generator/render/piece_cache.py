@@ -38,7 +38,10 @@ class PieceCache:
         self.hashes = FileHashes(self.project)
         self.game = game
         self._drawn_words: set[str] | None = None    # while drawing: texts whose check read the catalogue
-        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode()]
+        # which characters have an icon decides how a text is split into icons (an icon file added for a
+        # character a board prints as text draws it as the icon), as in a face's key (render/cards.py)
+        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode(),
+                 repr(assets.icon_names)]
         parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in assets.fonts]
         self.fixed = hashlib.sha256("|".join(parts).encode()).hexdigest()
         self._parts: dict[int, tuple[object, str]] = {}      # id of a watched part -> (the part, its hash)

@@ -196,8 +196,9 @@ class PieceSheets:
         room = (half[0] - 2 * MIN_MARGIN, ph - 2 * MIN_MARGIN)
         for copy, (w, h), _, _ in items:
             if w > room[0] + 1e-6 or h > room[1] + 1e-6:
-                raise PnpError(self._problem(copy.piece, f"piece {copy.piece.id} ({w:g} × {h:g} mm) has a back and does "
-                                             f"not fit half a gutter-fold sheet of {paper} ({room[0]:g} × {room[1]:g} mm)",
+                message = (f"piece {copy.piece.id} ({w:g} × {h:g} mm) has a back and does not fit half a "
+                           f"gutter-fold sheet of {paper} ({room[0]:g} × {room[1]:g} mm)")
+                raise PnpError(self._problem(copy.piece, message,
                                              "print it with --duplex long or short, or make it smaller"))
         sheets = []
         for left in pack_pieces(items, paper, page_size=half):

@@ -72,7 +72,7 @@ PROBES = {
     "g": ('{type: text, x: 1, y: 1, size: 8, text: "vg-{{ game.player_colours | selectattr(\'id\', \'equalto\', '
           'player.id) | map(attribute=\'name\') | first }}"}', [f"vg-{name}" for _, name in COLOURS]),
     "h": ('{type: text, x: 1, y: 1, size: 8, text: "{{ \'vh-%d\' | format(copy) }}"}', ["vh-1", "vh-2", "vh-3"]),
-    "i": ('type: repeat\n        count: "{{ copy }}"\n        x: 1\n        y: 1\n        dx: 8\n        elements:\n'
+    "i": ('type: repeat\n        count: "{{ copy }}"\n        x: 1\n        y: 1\n        dx: 12\n        elements:\n'
           '          - {type: text, x: 0, y: 0, size: 8, text: "vi-{{ i }}"}',
           ["vi-0", "vi-0", "vi-1", "vi-0", "vi-1", "vi-2"]),
     "j": ('{type: text, x: 1, y: 1, size: 8, text: "vj-{{ pack.players }}"}', ["vj-3"] * 3),

@@ -5,8 +5,8 @@ of every pack place it as a form, so a board that every pack and paper prints is
 direct key covers what is known before it draws: the drawing code (the engine's fingerprint), the
 copy's identity (the piece's whole spec with its elements and the side; the copy number, its
 player's colour and the pack where the piece's expressions name them), the expression context
-(the game and its derived values, as plain data), the edition's language, the ink saver, and the
-bytes of every bundled font.
+(the game and its derived values, as plain data), the edition's language, the ink saver, the
+characters that have an icon, and every bundled font (its family, weight and bytes).
 What the drawing reads while it draws is recorded with its hash beside the entry: the icons' SVG
 files, and each deck and table of the context that an expression reads (as a card's template memo
 does for all decks at once, render/template_memo.py): a deck whole when an expression walks it, only
@@ -38,8 +38,14 @@ class PieceCache:
         self.hashes = FileHashes(self.project)
         self.game = game
         self._drawn_words: set[str] | None = None    # while drawing: texts whose check read the catalogue
-        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode()]
-        parts += [f"{font.path.name}:{self.hashes.of(font.path)}" for font in assets.fonts]
+        # which characters have an icon decides how a text is split into icons (an icon file added for a
+        # character a board prints as text draws it as the icon), as in a face's key (render/cards.py)
+        parts = [engine_fingerprint(), game.language, repr(ink_saver), _json(game.text).decode(),
+                 repr(assets.icon_names)]
+        # each font's family and weight too: they decide which file a bold text is drawn with, and the
+        # names the drawing registers its fonts under (fonts/fonts.yaml)
+        parts += [f"{font.family}:{font.weight}:{font.path.name}:{self.hashes.of(font.path)}"
+                  for font in assets.fonts]
         self.fixed = hashlib.sha256("|".join(parts).encode()).hexdigest()
         self._parts: dict[int, tuple[object, str]] = {}      # id of a watched part -> (the part, its hash)
 

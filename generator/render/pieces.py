@@ -57,6 +57,19 @@ MARGIN = 2.0            # mm around a copy's own drawing: its cut line's stroke 
 _CONTEXT_NAMES = re.compile(r"\b(pack|copy|player)\b")
 
 
+def _names_in(value) -> set[str]:
+    """The context names (_CONTEXT_NAMES) a piece's texts mention, read in the texts themselves: in
+    its JSON a newline or tab before a name is escaped into a letter (`\\ncopy`), which hides the name
+    from the pattern's word boundary (an expression over two lines of a YAML block)."""
+    if isinstance(value, str):
+        return set(_CONTEXT_NAMES.findall(value))
+    items = value.items() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    found = set()
+    for item in items:
+        found |= _names_in(item)
+    return found
+
+
 class PieceDrawer:
     def __init__(self, assets: Assets, game: Game, ink_saver: bool = False):
         self.assets, self.game, self.ink_saver = assets, game, ink_saver
@@ -65,7 +78,7 @@ class PieceDrawer:
         self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
         self.cache = PieceCache(assets, game, ink_saver)
         self._copies: dict[str, bytes] = {}     # a copy's identity -> its drawing, once a build
-        self._specs: dict[str, str] = {}        # a piece's id -> its spec as canonical JSON
+        self._specs: dict[str, tuple] = {}      # a piece's id -> its spec as canonical JSON, the names it reads
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet): every piece copy placed from its
@@ -86,9 +99,8 @@ class PieceDrawer:
         """What decides a copy besides the context: its piece and side, and its copy number, player
         and pack where the piece's expressions name them (a record board that never names the pack
         is the same board in every pack)."""
-        spec = self._spec_json(item.piece)
+        spec, named = self._spec_json(item.piece)
         parts = [spec, item.side]
-        named = set(_CONTEXT_NAMES.findall(spec))
         if "copy" in named:
             parts.append(str(item.copy))
         if "player" in named:
@@ -97,10 +109,12 @@ class PieceDrawer:
             parts.append(json.dumps(pack_data(pack), sort_keys=True, ensure_ascii=False, default=repr))
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
-    def _spec_json(self, piece: PieceSpec) -> str:
+    def _spec_json(self, piece: PieceSpec) -> tuple[str, frozenset[str]]:
+        """(the piece's spec as canonical JSON, the context names its texts mention)."""
         if piece.id not in self._specs:
-            self._specs[piece.id] = json.dumps(self._piece_data(piece), sort_keys=True, ensure_ascii=False,
-                                               default=repr)
+            data = self._piece_data(piece)
+            self._specs[piece.id] = (json.dumps(data, sort_keys=True, ensure_ascii=False, default=repr),
+                                     frozenset(_names_in(data)))
         return self._specs[piece.id]
 
     def _draw_copy(self, item: PieceCopy, pack, context: dict) -> bytes:
@@ -140,7 +154,8 @@ class PieceDrawer:
             page = self._pen(canvas, sheet.page[1])
             for placement in sheet.placements:
                 if placement.tile is not None:
-                    self._tile_marks(page, placement)
+                    if placement.item.side == "front":      # (a back is glued on as its front's marks say)
+                        self._tile_marks(page, placement)
                 elif placement.scale != 1.0:
                     self._scale_note(page, placement)
             if getattr(sheet, "fold_x", None):
@@ -608,14 +623,16 @@ def _assembled(sheets: list[PieceSheet], drawings: list[list[bytes]], frame: byt
 def _matrix(placement: Placement, sheet_height: float) -> str:
     """Where a copy's drawing goes: its piece's top-left corner on the sheet's point (the drawing's
     page is MARGIN wider on each side), at its scale, turned 180° for a short-edge back."""
-    h = placement.item.size[1]
+    w, h = placement.item.size
     if placement.tile is not None:          # the whole piece, shifted so this tile's area is on the page
-        tile = placement.tile
-        x, top, s = tile.at.x - tile.area.x, tile.at.y - tile.area.y, 1.0
+        tile, s = placement.tile, 1.0
+        if placement.rotation == 180:       # (a short-edge back: its area's top-left at the tile's bottom-right)
+            x, top = tile.at.x + tile.at.w + tile.area.x - w, tile.at.y + tile.at.h + tile.area.y - h
+        else:
+            x, top = tile.at.x - tile.area.x, tile.at.y - tile.area.y
     else:
         x, top, s = placement.rect.x, placement.rect.y, placement.scale
-    if placement.rotation == 180 and placement.tile is None:      # its top-left corner at the rect's bottom-right
-        w = placement.item.size[0]
+    if placement.rotation == 180:           # its top-left corner at the rect's bottom-right
         return (f"{_num(-s)} 0 0 {_num(-s)} {_num(pt(x + s * (w + MARGIN)))} "
                 f"{_num(pt(sheet_height - top + s * MARGIN))}")
     return (f"{_num(s)} 0 0 {_num(s)} {_num(pt(x - s * MARGIN))} "

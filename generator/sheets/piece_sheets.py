@@ -8,15 +8,17 @@ from dataclasses import replace
 import pikepdf
 
 from generator.check.validate import context as expression_context
+from generator.errors import PnpError, Problem
 from generator.pdfbytes import open_pdf
-from generator.geometry import (FOLD_CLEAR, MIN_MARGIN, PAPERS, Placement, PieceSheet, back_placement, fits_sheet,
-                                pack_pieces, pt, scaled_alone, tiles)
+from generator.geometry import (FOLD_CLEAR, MIN_MARGIN, PAPERS, Placement, PieceSheet, Rect, Tile, back_placement,
+                                fits_sheet, pack_pieces, pt, scaled_alone, tiles)
 from generator.sheets import cutters
 from generator.sheets.sections import Body, Section, back_run, run_for
 from generator.source.assets import Assets
 from generator.source.game import Game
 from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
+from generator.source.yamlsrc import line_at
 
 
 class PieceSheets:
@@ -48,6 +50,9 @@ class PieceSheets:
 
     def draw(self, body: Body, sections: list[Section], paper: str, pack: PackSpec) -> list:
         """Add one run's piece sheets; returns the back sheets still to add (with --duplex none)."""
+        return [make for group in _by_sides(sections) for make in self._draw(body, group, paper, pack)]
+
+    def _draw(self, body: Body, sections: list[Section], paper: str, pack: PackSpec) -> list:
         sheets, backs, order = self._layout(sections, paper)
         by_id = {s.id: s for s in sections}
         drawn = open_pdf(self._drawing(order, pack))
@@ -67,9 +72,12 @@ class PieceSheets:
 
     def drawings(self, sections: list[Section], paper: str, pack: PackSpec) -> list[bytes]:
         """The PDF drawings one run's sheets are made of (what a pack's store key names them by)."""
-        _, backs, order = self._layout(sections, paper)
-        separate = self.options.duplex == "none" and backs
-        return [self._drawing(order, pack)] + ([self._drawing(backs, pack)] if separate else [])
+        drawn = []
+        for group in _by_sides(sections):
+            _, backs, order = self._layout(group, paper)
+            separate = self.options.duplex == "none" and backs
+            drawn += [self._drawing(order, pack)] + ([self._drawing(backs, pack)] if separate else [])
+        return drawn
 
     def _layout(self, sections: list[Section], paper: str) -> tuple[list, list, list]:
         """(front sheets, back sheets, the sheets in the order one drawing prints them)."""
@@ -161,14 +169,37 @@ class PieceSheets:
         placements = []
         for p in sheet.placements:
             rect, rotation = back_placement(p.rect, sheet.page, self.options.duplex, self.options.back_offset)
-            placements.append(replace(p, item=replace(p.item, side="back"), rect=rect, rotation=rotation))
+            tile = p.tile and self._back_tile(p.tile, p.item.size, sheet.page)
+            placements.append(replace(p, item=replace(p.item, side="back"), rect=rect, rotation=rotation, tile=tile))
         return PieceSheet(sheet.page, placements)
+
+    def _back_tile(self, tile: Tile, size: tuple[float, float], page: tuple[float, float]) -> Tile:
+        """The back of a tile: the whole piece's back where a small piece's back would go (its rect on
+        the front page, as the piece lies there, moved by back_placement), shown through the tile's
+        place moved the same way; its area is the part of the back behind the front's area."""
+        duplex, offset = self.options.duplex, self.options.back_offset
+        w, h = size
+        whole, rotation = back_placement(Rect(tile.at.x - tile.area.x, tile.at.y - tile.area.y, w, h), page,
+                                         duplex, offset)
+        at, _ = back_placement(tile.at, page, duplex, offset)
+        if rotation == 180:         # the back drawing turned: its point (u, v) lands at the whole's far corner less it
+            x, y = whole.x + w - at.x - at.w, whole.y + h - at.y - at.h
+        else:
+            x, y = at.x - whole.x, at.y - whole.y
+        return replace(tile, at=at, area=Rect(round(x, 6) + 0.0, round(y, 6) + 0.0, at.w, at.h))   # (no -0.0)
 
     def _fold_sheets(self, sections: list[Section], paper: str) -> list[PieceSheet]:
         """Two-sided pieces for gutter-fold: fronts packed left of the fold, backs mirrored right."""
         pw, ph = PAPERS[paper]
         half = (pw / 2 - FOLD_CLEAR + MIN_MARGIN, ph)
         items = [(c, c.size, False, c.piece.gap) for s in sections for c in s.items]
+        room = (half[0] - 2 * MIN_MARGIN, ph - 2 * MIN_MARGIN)
+        for copy, (w, h), _, _ in items:
+            if w > room[0] + 1e-6 or h > room[1] + 1e-6:
+                message = (f"piece {copy.piece.id} ({w:g} × {h:g} mm) has a back and does not fit half a "
+                           f"gutter-fold sheet of {paper} ({room[0]:g} × {room[1]:g} mm)")
+                raise PnpError(self._problem(copy.piece, message,
+                                             "print it with --duplex long or short, or make it smaller"))
         sheets = []
         for left in pack_pieces(items, paper, page_size=half):
             placements = list(left.placements)
@@ -178,6 +209,23 @@ class PieceSheets:
             sheet.fold_x = pw / 2
             sheets.append(sheet)
         return sheets
+
+    def _problem(self, piece, message: str, hint: str) -> Problem:
+        """A problem at the piece's entry in its pieces file."""
+        file = f"cards/{self.game.id}/{self.game.spec.pieces}"
+        raw = self.game.files.get(file) or {}
+        position = next((i for i, e in enumerate(raw.get("pieces") or []) if e.get("id") == piece.id), None)
+        line = line_at(raw, ("pieces", position))[1] if position is not None else None
+        return Problem(file, line, message, hint)
+
+
+def _by_sides(sections: list[Section]) -> list[list[Section]]:
+    """A run's sections, the two-sided apart from the one-sided (in the order they come): with
+    --duplex gutterfold both print on card, in one run, and only the two-sided fold."""
+    groups: dict[bool, list[Section]] = {}
+    for section in sections:
+        groups.setdefault(section.two_sided, []).append(section)
+    return list(groups.values())
 
 
 def _placed(p: Placement) -> dict:

@@ -32,9 +32,10 @@ What broke (each a test below, each fixed):
   with the old files: a drawing's key named each font by its file and bytes, not its family and weight.
   (The shipped reverse-wizard lost its reversal tokens' backs with --duplex gutterfold the same way.)
 
-Left as a strict xfail: render/pen.py registers each font with reportlab once a process, by its name, so
-a font edited between two builds of one process (`pnp watch`) is drawn with the fonts first registered,
-and that drawing is stored under the new key.
+- a font edited between two builds of one process (`pnp watch`) was drawn with the fonts first
+  registered, and that drawing stored under the new key: reportlab keeps the first font registered under
+  a name, and render/pen.py registered each font once a process by its name. Each file is now registered
+  under a name of its bytes (the lead's fix, after this red team left it as a strict xfail).
 
 What held (kept as tests): every other way of reaching the copy, its player or the pack (a loop, `when:`,
 nested repeats and `item`, a filter chain, format, `i`, the pack alone: one drawing for all its copies);
@@ -452,9 +453,6 @@ def test_fonts_yaml_weights_swapped_redraw_the_boards(warm, tmp_path):
     assert _outputs(project) == _outputs(cold)
 
 
-@pytest.mark.xfail(strict=True, reason="render/pen.py register_fonts registers a font once a process by its name "
-                   "(family-weight): a fonts.yaml or font file edited while one process builds again (pnp watch) "
-                   "draws the boards with the fonts first registered, and keeps them in the store under the new key")
 def test_fonts_edited_between_builds_of_one_process_redraw_the_boards(warm, tmp_path):
     project = _copy(warm, tmp_path)
     _own_fonts(project)

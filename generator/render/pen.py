@@ -18,6 +18,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
+from generator.filehash import file_hash
 from generator.source import reads
 from generator.source.assets import Assets, describe_char
 from generator.geometry import PT
@@ -38,7 +39,8 @@ def real_minus(text: str) -> str:
 ASCENT = 0.88      # of the font size: where the baseline sits below a text line's top
 LINE = 1.32        # line height, in font sizes
 
-_registered: set[str] = set()
+_registered: dict[tuple[str, str], str] = {}     # a font file and its hash -> the name reportlab knows it by
+_current: dict[str, str] = {}                     # a bundled font's name -> that name, for its file as it is now
 _drawings: dict = {}
 
 
@@ -47,10 +49,21 @@ class GlyphError(ValueError):
 
 
 def register_fonts(assets: Assets) -> None:
+    """The bundled fonts registered with reportlab, each file under a name of its bytes: reportlab keeps
+    the first font registered under a name, and `pnp watch` builds again in one process, so a font file
+    edited (or fonts.yaml's weights swapped) must come under a name of its own. (The name is reportlab's
+    alone: a PDF names an embedded font by the file's own name.)"""
     for font in assets.fonts:
-        if font.name not in _registered:
-            pdfmetrics.registerFont(TTFont(font.name, str(font.path)))
-            _registered.add(font.name)
+        source = (str(font.path), file_hash(font.path))
+        if source not in _registered:
+            _registered[source] = f"{font.name}-{source[1][:16]}"
+            pdfmetrics.registerFont(TTFont(_registered[source], str(font.path)))
+        _current[font.name] = _registered[source]
+
+
+def registered(font) -> str:
+    """The name reportlab draws a bundled font by (register_fonts first)."""
+    return _current[font.name]
 
 
 def colour(value: str | None):
@@ -213,7 +226,7 @@ class Pen:
     def _font_name(self, family: str, bold: bool) -> str:
         weights = [f for f in self.assets.fonts if f.family == family]
         wanted = 700 if bold else 400
-        return min(weights, key=lambda f: abs(f.weight - wanted)).name
+        return registered(min(weights, key=lambda f: abs(f.weight - wanted)))
 
     def width(self, runs, size: float) -> float:
         """Width in mm of runs at a font size in points."""

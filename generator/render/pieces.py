@@ -26,7 +26,7 @@ from generator.source.i18n import translator
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
 from generator.geometry import PT, TILE_OVERLAP, PieceSheet, Placement, pt
-from generator.render.pen import GlyphError, Pen, register_fonts
+from generator.render.pen import GlyphError, Pen, register_fonts, registered
 from generator.render.piece_cache import PieceCache
 from generator.source.schema import PieceSpec, PlayerColour
 from generator.source.yamlsrc import line_at
@@ -122,7 +122,7 @@ class PieceDrawer:
         w, h = item.size
         buffer = io.BytesIO()
         canvas = Canvas(buffer, pagesize=((w + 2 * MARGIN) * PT, (h + 2 * MARGIN) * PT), invariant=1,
-                        pageCompression=1, initialFontName=self.assets.fonts[0].name)
+                        pageCompression=1, initialFontName=registered(self.assets.fonts[0]))
         canvas.translate(MARGIN * PT, MARGIN * PT)
         pen = self._pen(canvas, h)
         self.draw_piece(pen, item, {**context, "pack": pack_data(pack)})
@@ -148,7 +148,7 @@ class PieceDrawer:
             return None
         register_fonts(self.assets)
         buffer = io.BytesIO()
-        canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=self.assets.fonts[0].name)
+        canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=registered(self.assets.fonts[0]))
         for sheet in sheets:
             canvas.setPageSize((sheet.page[0] * PT, sheet.page[1] * PT))
             page = self._pen(canvas, sheet.page[1])

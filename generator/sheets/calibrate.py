@@ -15,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 from generator.source.assets import Assets
 from generator.geometry import PT
 from generator.geometry import PAPERS, Rect, back_placement
-from generator.render.pen import Pen, register_fonts
+from generator.render.pen import Pen, register_fonts, registered
 from generator.source.i18n import translator
 
 SPAN = 10       # mm either side of each scale's zero
@@ -40,7 +40,7 @@ def calibration_sheet(assets: Assets, paper: str, duplex: str, lang: str = "en")
     page = PAPERS[paper]
     w, h = page
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(w * PT, h * PT), invariant=1, initialFontName=assets.fonts[0].name)
+    canvas = Canvas(buffer, pagesize=(w * PT, h * PT), invariant=1, initialFontName=registered(assets.fonts[0]))
     pen = Pen(canvas, assets, h)
     (xx, _), (_, yy) = correction_per_mm(page, duplex)
     cx, cy = w / 2, h / 2

@@ -290,10 +290,10 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
     form, which preflight would count as a card."""
     from reportlab.pdfgen.canvas import Canvas
 
-    from generator.render.pen import register_fonts
+    from generator.render.pen import register_fonts, registered
     register_fonts(assets)
     latin = assets.font_for("D")           # the first font in fallback order that draws the words
-    font_name = next((f.name for f in assets.fonts if f.family == latin), assets.fonts[0].name)
+    font_name = registered(next((f for f in assets.fonts if f.family == latin), assets.fonts[0]))
     marks = {}
     for number, page in enumerate(pdf.pages):
         width, height = float(page.mediabox[2]), float(page.mediabox[3])

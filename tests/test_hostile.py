@@ -393,7 +393,7 @@ def test_macos_metadata_files_among_the_icons_are_ignored(tmp_path):
 
 def test_board_icons_with_one_file_name_in_two_folders_are_two_icons(tmp_path):
     from reportlab.pdfgen.canvas import Canvas
-    from generator.render.pen import Pen, register_fonts
+    from generator.render.pen import Pen, register_fonts, registered
     from generator.source.assets import Assets
     project = tmp_path / "p"
     (project / "cards").mkdir(parents=True)
@@ -406,7 +406,7 @@ def test_board_icons_with_one_file_name_in_two_folders_are_two_icons(tmp_path):
     register_fonts(assets)
     import io
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, invariant=1, initialFontName=assets.fonts[0].name)
+    canvas = Canvas(buffer, invariant=1, initialFontName=registered(assets.fonts[0]))
     pen = Pen(canvas, assets, 100)
     pen.icon("a/star.svg", 10, 10, 10)
     pen.icon("b/star.svg", 30, 10, 10)

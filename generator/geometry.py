@@ -21,6 +21,12 @@ def pt(mm: float) -> float:
     return round(mm * PT, 4)
 
 
+def operand(value: float) -> str:
+    """A number as a content stream writes it: four decimals at most, no trailing zeros, no -0."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MIN_MARGIN = 5.0        # mm of paper around every trim: most printers cannot print closer
 BOX_PLAY = 1.0          # mm of room a tuck box leaves beyond its cards each way, so the deck slides

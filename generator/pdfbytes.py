@@ -77,3 +77,32 @@ def pdf_bytes(pdf: pikepdf.Pdf, **options) -> bytes:
 def sha256_hex(data: bytes) -> str:
     """The sha256 of `data` as hex."""
     return hashlib.sha256(data).hexdigest()
+
+
+class TooDeep(Exception):
+    """An object nested past what canonical_bytes follows."""
+
+
+def canonical_bytes(obj, skip: frozenset = frozenset(), depth: int = 0) -> bytes:
+    """An object as bytes that do not depend on object numbers (which shift whenever anything
+    before them changes): dictionaries by sorted key less `skip`, streams by a hash of their raw
+    bytes. Two objects with equal bytes say the same (preflight's memo keys pages by them; a tidied
+    file shares fonts alike by them). TooDeep past twelve levels."""
+    if depth > 12:
+        raise TooDeep
+    if isinstance(obj, pikepdf.Stream):
+        head = b" ".join(k.encode() + b" " + canonical_bytes(obj[k], skip, depth + 1) for k in sorted(obj.keys())
+                         if k not in skip and k != "/Length")
+        return b"S<< " + head + b" >>" + hashlib.sha256(obj.read_raw_bytes()).digest()
+    if isinstance(obj, pikepdf.Object):
+        text = obj.unparse()
+        if b" R" not in text and not skip:     # no reference inside (one reads "12 0 R"): as written
+            return text
+    if isinstance(obj, pikepdf.Dictionary):
+        return b"<< " + b" ".join(k.encode() + b" " + canonical_bytes(obj[k], skip, depth + 1)
+                                  for k in sorted(obj.keys()) if k not in skip) + b" >>"
+    if isinstance(obj, pikepdf.Array):
+        return b"[ " + b" ".join(canonical_bytes(v, skip, depth + 1) for v in obj) + b" ]"
+    if isinstance(obj, pikepdf.Object):
+        return obj.unparse()
+    return b"-" if obj is None else str(obj).encode()

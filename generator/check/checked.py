@@ -53,6 +53,7 @@ import pikepdf
 
 from generator.atomic import read_record, write_record
 from generator.filehash import file_hash
+from generator.pdfbytes import TooDeep, canonical_bytes
 from generator.check.pdfread import WrittenObjects, parse_cmap, parse_widths
 
 VERSION = 5       # 3: a page's objects as runs of consecutive numbers, each hashed in one piece;
@@ -180,7 +181,7 @@ class Memo:
         """A Type0 font as a page drawing `gids` with it reads it (None: not a Type0 font)."""
         try:
             facts = self._font_facts(self._object((number, 0)))
-        except _Unkeyed:
+        except TooDeep:
             return None
         return facts.digest(("/Type0", gids), scanned=True).hex()[:32] if facts.type0 else None
 
@@ -301,8 +302,8 @@ class Memo:
             digest = hashlib.sha256(stream.read_raw_bytes())
             try:
                 for name in ("/Filter", "/DecodeParms"):
-                    digest.update(b"\0" + _canon(stream.get(name)))
-            except _Unkeyed:
+                    digest.update(b"\0" + canonical_bytes(stream.get(name)))
+            except TooDeep:
                 return None
             key = digest.hexdigest()[:32]
             if stream.is_indirect:
@@ -340,17 +341,17 @@ class Memo:
         the memo cannot key (a form no glyph scan read), checked in full every time."""
         digest = hashlib.sha256(facts_json(facts))
         for box in BOXES:
-            digest.update(b"\0" + _canon(page.obj.get(box)))
-        digest.update(_canon(page.mediabox))             # inherited from the page tree, if so
+            digest.update(b"\0" + canonical_bytes(page.obj.get(box)))
+        digest.update(canonical_bytes(page.mediabox))             # inherited from the page tree, if so
         contents = page.obj.get("/Contents")
         for stream in contents if isinstance(contents, pikepdf.Array) else [contents]:
             if isinstance(stream, pikepdf.Stream):
                 digest.update(b"\0C" + stream.read_raw_bytes())
-                digest.update(_canon(stream.get("/Filter")) + _canon(stream.get("/DecodeParms")))
+                digest.update(canonical_bytes(stream.get("/Filter")) + canonical_bytes(stream.get("/DecodeParms")))
         resources = page.obj.get("/Resources")
         try:
             part = self._resources(resources, None, 0) if isinstance(resources, pikepdf.Dictionary) else None
-        except _Unkeyed:
+        except TooDeep:
             part = None
         if part is None:
             return None
@@ -383,7 +384,7 @@ class Memo:
                     return None
                 out.append(name.encode() + b"=" + form)
             else:                  # an image: only the always-run image check reads it
-                out.append(name.encode() + b"=" + _canon(subtype))
+                out.append(name.encode() + b"=" + canonical_bytes(subtype))
         return b"\0".join(out)
 
     def _form(self, form: pikepdf.Object, depth: int) -> bytes | None:
@@ -399,7 +400,7 @@ class Memo:
         if isinstance(resources, pikepdf.Dictionary) and drawn is not None:
             part = self._resources(resources, drawn, depth)
             if part is not None:     # its placement (/BBox, /Matrix, /PnpTrim, /PnpId) and all else it says
-                head = b"".join(k.encode() + b" " + _canon(form[k]) + b"\0" for k in sorted(form.keys())
+                head = b"".join(k.encode() + b" " + canonical_bytes(form[k]) + b"\0" for k in sorted(form.keys())
                                 if k not in FORM_UNKEYED)
                 digest = hashlib.sha256(key.encode() + head + part).digest()
         self._form_digests[form.objgen] = digest
@@ -411,7 +412,7 @@ class Memo:
         return self._font_facts(font).digest(glyphs, scanned)
 
     def _font_facts(self, font) -> _FontFacts:
-        """A font's facts, made once a check for a font object (_Unkeyed if nested too deep)."""
+        """A font's facts, made once a check for a font object (TooDeep if nested too deep)."""
         if not (isinstance(font, pikepdf.Object) and font.is_indirect):
             return _FontFacts(font)
         if font.objgen not in self._fonts:
@@ -433,7 +434,7 @@ class _FontFacts:
         self.font = font
         self.type0 = isinstance(font, pikepdf.Dictionary) and font.get("/Subtype") == "/Type0" \
             and "/DescendantFonts" in font
-        self.whole = hashlib.sha256(_canon(font, SUBSET_KEYS if self.type0 else frozenset())).digest()
+        self.whole = hashlib.sha256(canonical_bytes(font, SUBSET_KEYS if self.type0 else frozenset())).digest()
 
     @functools.cached_property
     def widths(self) -> dict:
@@ -454,7 +455,7 @@ class _FontFacts:
     @functools.cached_property
     def all(self) -> bytes:
         """With the widths and Unicode maps whole: for a page's own text, whose glyphs no scan recorded."""
-        return hashlib.sha256(_canon(self.font)).digest()
+        return hashlib.sha256(canonical_bytes(self.font)).digest()
 
     def digest(self, glyphs, scanned: bool) -> bytes:
         if not self.type0:
@@ -474,33 +475,6 @@ class _Glyphs(dict):
 
     def __missing__(self, gid: int) -> bytes:       # drawn, with no width or text of its own
         return self.entry(gid, None, None)
-
-
-class _Unkeyed(Exception):
-    """Nested past what the memo follows: checked in full instead."""
-
-
-def _canon(obj, skip: frozenset = frozenset(), depth: int = 0) -> bytes:
-    """An object as bytes that do not depend on object numbers (which shift whenever anything
-    before them changes): dictionaries by sorted key, streams by a hash of their raw bytes."""
-    if depth > 12:
-        raise _Unkeyed
-    if isinstance(obj, pikepdf.Stream):
-        head = b" ".join(k.encode() + b" " + _canon(obj[k], skip, depth + 1) for k in sorted(obj.keys())
-                         if k not in skip and k != "/Length")
-        return b"S<< " + head + b" >>" + hashlib.sha256(obj.read_raw_bytes()).digest()
-    if isinstance(obj, pikepdf.Object):
-        text = obj.unparse()
-        if b" R" not in text and not skip:     # no reference inside (one reads "12 0 R"): as written
-            return text
-    if isinstance(obj, pikepdf.Dictionary):
-        return b"<< " + b" ".join(k.encode() + b" " + _canon(obj[k], skip, depth + 1) for k in sorted(obj.keys())
-                                  if k not in skip) + b" >>"
-    if isinstance(obj, pikepdf.Array):
-        return b"[ " + b" ".join(_canon(v, skip, depth + 1) for v in obj) + b" ]"
-    if isinstance(obj, pikepdf.Object):
-        return obj.unparse()
-    return b"-" if obj is None else str(obj).encode()
 
 
 def _glyphs_read(found) -> list | None:

@@ -21,6 +21,7 @@ import uharfbuzz as hb
 from pikepdf import Array, Dictionary, Name
 
 from generator.source.assets import Assets
+from generator.pdfbytes import TooDeep, canonical_bytes
 from generator.render.canonical import pdf_number
 
 
@@ -191,7 +192,10 @@ def _share_alike(pdf: pikepdf.Pdf, fonts: list) -> None:
     for group in (g for g in named.values() if len(g) > 1):
         first: dict[bytes, pikepdf.Object] = {}
         for font in group:
-            kept = first.setdefault(_content(font), font)
+            try:
+                kept = first.setdefault(canonical_bytes(font), font)
+            except TooDeep:        # (a font is a few levels deep; one that is not stays its own)
+                continue
             if kept is not font:
                 alike[font.objgen] = kept
     if not alike:
@@ -202,17 +206,6 @@ def _share_alike(pdf: pikepdf.Pdf, fonts: list) -> None:
             for name, font in list(font_dict.items()) if isinstance(font_dict, pikepdf.Dictionary) else ():
                 if font.is_indirect and font.objgen in alike:
                     font_dict[name] = alike[font.objgen]
-
-
-def _content(obj) -> bytes:
-    """An object as its content, whatever objects it is made of: streams by their raw bytes."""
-    if isinstance(obj, pikepdf.Stream):
-        return b"stream(" + _content(obj.stream_dict) + hashlib.sha256(obj.read_raw_bytes()).digest() + b")"
-    if isinstance(obj, pikepdf.Dictionary):
-        return b"<<" + b"".join(k.encode() + _content(v) for k, v in sorted(obj.items()) if k != "/Length") + b">>"
-    if isinstance(obj, pikepdf.Array):
-        return b"[" + b" ".join(_content(v) for v in obj) + b"]"
-    return obj.unparse() if isinstance(obj, pikepdf.Object) else repr(obj).encode()
 
 
 def _program(font):

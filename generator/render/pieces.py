@@ -25,7 +25,7 @@ from generator.source.context import pack_data, plain
 from generator.source.i18n import translator
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
-from generator.geometry import PT, TILE_OVERLAP, PieceSheet, Placement, pt
+from generator.geometry import PT, TILE_OVERLAP, PieceSheet, Placement, operand, pt
 from generator.render.pen import GlyphError, Pen, register_fonts, registered
 from generator.render.piece_cache import PieceCache
 from generator.source.schema import PieceSpec, PlayerColour
@@ -73,7 +73,7 @@ def _names_in(value) -> set[str]:
 class PieceDrawer:
     def __init__(self, assets: Assets, game: Game, ink_saver: bool = False):
         self.assets, self.game, self.ink_saver = assets, game, ink_saver
-        self.file = f"cards/{game.id}/{game.spec.pieces}"
+        self.file = pieces_file(game)
         self._pieces: dict[str, dict] = {}
         self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
         self.cache = PieceCache(assets, game, ink_saver)
@@ -219,7 +219,7 @@ class PieceDrawer:
                 draw_element(pen, element, ctx)
                 _inside(pen.drawn, w, h)
             except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
-                raise PnpError(Problem(self.file, self._line(piece, key, index),
+                raise PnpError(Problem(self.file, piece_line(self.game, piece.id, key, index),
                                        f"piece {piece.id}: {element.type}: {exc}")) from None
         pen.drawn = None
         self._cut_line(pen, piece, w, h)
@@ -241,14 +241,18 @@ class PieceDrawer:
         if piece.fold == "horizontal":
             pen.line([(0, h / 2), (w, h / 2)], stroke="#888888", line=0.4, dash=True)
 
-    def _line(self, piece: PieceSpec, key: str, index: int) -> int | None:
-        raw = self.game.files.get(self.file)
-        if raw is None:
-            return None
-        for position, entry in enumerate(raw["pieces"]):
-            if entry.get("id") == piece.id:
-                return line_at(raw, ("pieces", position, key, index))[1]
-        return None
+def pieces_file(game: Game) -> str:
+    """The game's pieces file, as a problem names it."""
+    return f"cards/{game.id}/{game.spec.pieces}"
+
+
+def piece_line(game: Game, piece_id: str, *path) -> int | None:
+    """The line of a piece's entry in its file (or of what `path` names inside it), if known."""
+    raw = game.files.get(pieces_file(game))
+    for position, entry in enumerate((raw or {}).get("pieces") or []):
+        if entry.get("id") == piece_id:
+            return line_at(raw, ("pieces", position, *path))[1]
+    return None
 
 
 EDGE_TOLERANCE = 0.2    # mm: a stroke's half width may reach past the edge it is drawn on
@@ -633,10 +637,10 @@ def _matrix(placement: Placement, sheet_height: float) -> str:
     else:
         x, top, s = placement.rect.x, placement.rect.y, placement.scale
     if placement.rotation == 180:           # its top-left corner at the rect's bottom-right
-        return (f"{_num(-s)} 0 0 {_num(-s)} {_num(pt(x + s * (w + MARGIN)))} "
-                f"{_num(pt(sheet_height - top + s * MARGIN))}")
-    return (f"{_num(s)} 0 0 {_num(s)} {_num(pt(x - s * MARGIN))} "
-            f"{_num(pt(sheet_height - top - s * (h + MARGIN)))}")
+        return (f"{operand(-s)} 0 0 {operand(-s)} {operand(pt(x + s * (w + MARGIN)))} "
+                f"{operand(pt(sheet_height - top + s * MARGIN))}")
+    return (f"{operand(s)} 0 0 {operand(s)} {operand(pt(x - s * MARGIN))} "
+            f"{operand(pt(sheet_height - top - s * (h + MARGIN)))}")
 
 
 def _clip(placement: Placement, sheet_height: float) -> str:
@@ -644,12 +648,8 @@ def _clip(placement: Placement, sheet_height: float) -> str:
     if placement.tile is None:
         return ""
     at = placement.tile.at
-    return f"{_num(pt(at.x))} {_num(pt(sheet_height - at.y - at.h))} {_num(pt(at.w))} {_num(pt(at.h))} re W n "
-
-
-def _num(value: float) -> str:
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    x, y, w, h = pt(at.x), pt(sheet_height - at.y - at.h), pt(at.w), pt(at.h)
+    return f"{operand(x)} {operand(y)} {operand(w)} {operand(h)} re W n "
 
 
 def _tidied(data: bytes) -> bytes:

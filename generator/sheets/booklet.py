@@ -101,19 +101,19 @@ def impose(out: pikepdf.Pdf, source: pikepdf.Pdf, paper: str, imposition: str, p
 
 def _place_scaled(imposer: Imposer, target, placed, sheet: SheetLayout, marks: bool) -> None:
     """Like Imposer.place, for pages drawn at `sheet.scale` (the imposer places at full size)."""
-    from generator.sheets.impose import MARK_WIDTH, _num
-    from generator.geometry import pt
+    from generator.sheets.impose import MARK_WIDTH, segment
+    from generator.geometry import operand, pt
     ph = sheet.size[1]
     xobjects = target.Resources.XObject
     ops = []
     for index, (key, page, rect, _, _, label) in enumerate(placed):
         name = f"/R{index}"
         xobjects[name] = imposer.form(key, page, 0.0, label)
-        ops.append(f"q {_num(sheet.scale)} 0 0 {_num(sheet.scale)} {_num(pt(rect.x))} {_num(pt(ph - rect.y - rect.h))} "
-                   f"cm {name} Do Q")
+        ops.append(f"q {operand(sheet.scale)} 0 0 {operand(sheet.scale)} {operand(pt(rect.x))} "
+                   f"{operand(pt(ph - rect.y - rect.h))} cm {name} Do Q")
     if marks and sheet.marks:          # on the front of each sheet: the side that is folded outwards
         ops.append(f"q {MARK_WIDTH} w 0 0 0 RG 0 J")
         for m in sheet.marks:
-            ops.append(f"{_num(pt(m.x1))} {_num(pt(ph - m.y1))} m {_num(pt(m.x2))} {_num(pt(ph - m.y2))} l S")
+            ops.append(segment(m, ph))
         ops.append("Q")
     imposer._append_content(target, "\n".join(ops))

@@ -11,15 +11,16 @@ import orjson
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from generator.geometry import CardGrid, Mark, Rect, pt
+from generator.geometry import CardGrid, Mark, Rect, operand, pt
 from generator.render.fontmerge import GlyphUnion, placeholder_key, placeholders
 
 MARK_WIDTH = 0.3  # pt: a hairline that still prints on every printer
 
 
-def _num(value: float) -> str:
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+def segment(mark: Mark, page_height: float) -> str:
+    """A straight line (a crop mark, a fold) stroked on a sheet `page_height` mm high."""
+    return (f"{operand(pt(mark.x1))} {operand(pt(page_height - mark.y1))} m "
+            f"{operand(pt(mark.x2))} {operand(pt(page_height - mark.y2))} l S")
 
 
 # Keys whose values the PDF format makes arrays of numbers (or names), never a stream: not walked.
@@ -165,19 +166,19 @@ class Imposer:
             rotate = rotations[index] if rotations else 0
             if rotate == 180:   # short-edge duplex backs turn upside down
                 sw, sh = pt(trim.w + 2 * bleed), pt(trim.h + 2 * bleed)
-                matrix = f"-1 0 0 -1 {_num(x0 + sw)} {_num(y0 + sh)}"
+                matrix = f"-1 0 0 -1 {operand(x0 + sw)} {operand(y0 + sh)}"
             else:
-                matrix = f"1 0 0 1 {_num(x0)} {_num(y0)}"
-            ops.append(f"q {_num(cx)} {_num(cy)} {_num(pt(clip.w))} {_num(pt(clip.h))} re W n "
+                matrix = f"1 0 0 1 {operand(x0)} {operand(y0)}"
+            ops.append(f"q {operand(cx)} {operand(cy)} {operand(pt(clip.w))} {operand(pt(clip.h))} re W n "
                        f"{matrix} cm {name} Do Q")
         if marks:
             ops.append(f"q {MARK_WIDTH} w 0 0 0 RG 0 J")
             for m in marks:
-                ops.append(f"{_num(pt(m.x1))} {_num(pt(ph - m.y1))} m {_num(pt(m.x2))} {_num(pt(ph - m.y2))} l S")
+                ops.append(segment(m, ph))
             ops.append("Q")
         if fold:   # a dashed grey fold line, drawn as a series of short strokes
             ops.append("q 0.5 w 0.45 0.45 0.45 RG [3 2] 0 d")
-            ops.append(f"{_num(pt(fold.x1))} {_num(pt(ph - fold.y1))} m {_num(pt(fold.x2))} {_num(pt(ph - fold.y2))} l S Q")
+            ops.append(segment(fold, ph) + " Q")
         self._append_content(page, "\n".join(ops))
 
     def append_content(self, page: pikepdf.Page, text: str) -> None:

@@ -102,13 +102,12 @@ def _made_by_helper(todo: list[tuple], write_one: WriteOne) -> list[tuple]:
     """In the helper: (error, path, report, manifest, files read) of each pack, up to the first
     that preflight refuses."""
     results = []
-    for pack, paper in todo:
+    for one in todo:
         with reads.recording() as log:
-            try:
-                results.append((None, *write_one(pack, paper), log.files))
-            except PnpError as error:
-                results.append((error, None, None, None, log.files))
-                break
+            made = _made_here(one, write_one)
+        results.append((*made, log.files))
+        if made[0] is not None:
+            break
     return results
 
 

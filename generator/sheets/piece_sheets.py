@@ -18,7 +18,6 @@ from generator.source.assets import Assets
 from generator.source.game import Game
 from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
-from generator.source.yamlsrc import line_at
 
 
 class PieceSheets:
@@ -212,11 +211,8 @@ class PieceSheets:
 
     def _problem(self, piece, message: str, hint: str) -> Problem:
         """A problem at the piece's entry in its pieces file."""
-        file = f"cards/{self.game.id}/{self.game.spec.pieces}"
-        raw = self.game.files.get(file) or {}
-        position = next((i for i, e in enumerate(raw.get("pieces") or []) if e.get("id") == piece.id), None)
-        line = line_at(raw, ("pieces", position))[1] if position is not None else None
-        return Problem(file, line, message, hint)
+        from generator.render.pieces import piece_line, pieces_file
+        return Problem(pieces_file(self.game), piece_line(self.game, piece.id), message, hint)
 
 
 def _by_sides(sections: list[Section]) -> list[list[Section]]:

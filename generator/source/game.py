@@ -93,6 +93,9 @@ class Game:
     coverage: dict[str, list[int]] = field(default_factory=dict)  # "card texts"/"strings" -> [translated, total]
     origin: "Game | None" = field(default=None, repr=False)  # an edition's source-language game
     quoted: str = field(default="", repr=False)   # every text of the edition's catalogue, for untranslated()
+    # pack key -> {piece id: copies in that pack}: the counts game.yaml gives, as validate (pack_checks)
+    # resolved them; empty until then
+    piece_counts: dict[str, dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
     # pack_cards' answers (not an __init__ argument: an edition made by dataclasses.replace gets its own)
     _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     # the rulebook's text for each pack, made once (validate checks it, the build lays it out)

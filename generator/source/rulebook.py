@@ -72,7 +72,7 @@ def _card_value(card) -> dict:
 
 def pack_value(game: Game, pack, _: Callable[[str], str]) -> dict:
     """One pack as a plain mapping (formats.md §1)."""
-    counts = getattr(game, "piece_counts", {}).get(pack.key, {})
+    counts = game.piece_counts.get(pack.key, {})
     return {
         "id": pack.key, "players": pack.players, "variant": pack.variant, "optional": pack.optional,
         "label": pack.name or players_label(pack.players, pack.variant, _),

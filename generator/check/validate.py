@@ -147,6 +147,28 @@ def pack_checks(project: Project, game: Game) -> list[Problem]:
     for index, pack in enumerate(game.packs):
         problems += _deck_counts(game, pack, index, game_file)
         problems += _piece_counts(game, pack, index, game_file)
+    return problems + _in_no_pack(game, game_file)
+
+
+def _in_no_pack(game: Game, game_file: str) -> list[Problem]:
+    """A deck or piece that no pack lists prints nowhere: a deck added without its pack entries
+    would leave the kit short without a word."""
+    problems = []
+    packed = {deck_id for pack in game.packs for deck_id in pack.decks}
+    for index, name in enumerate(game.spec.decks):
+        for deck in (d for d in game.decks.values() if d.file == f"cards/{game.id}/{name}" and d.id not in packed):
+            _, line = line_at(game.files[game_file], ("decks", index))
+            problems.append(Problem(game_file, line, f"deck '{deck.id}' ({name}) is in no pack, so nothing prints it",
+                                    f"give it a count in each pack that holds it (packs: … decks: {deck.id}: "
+                                    f"{{count: …}}), or take {name} out of decks:"))
+    packed = {piece_id for pack in game.packs for piece_id in pack.pieces}
+    pieces_file = f"cards/{game.id}/{game.spec.pieces}"
+    for index, piece_id in enumerate(game.pieces):
+        if piece_id not in packed:
+            _, line = line_at(game.files.get(pieces_file), ("pieces", index))
+            problems.append(Problem(pieces_file, line, f"piece '{piece_id}' is in no pack, so nothing prints it",
+                                    f"give it a count in each pack that holds it (packs: … pieces: {{{piece_id}: …}}), "
+                                    "or remove it"))
     return problems
 
 

@@ -133,9 +133,6 @@ class Rulebook:
     def __init__(self, game: Game, path: Path, display: str, assets, _: Callable[[str], str]):
         self.game, self.path, self.display, self.assets, self._ = game, path, display, assets, _
         self.source = read_text(path, display)
-        problems = markdown_problems(self.source, display)
-        if problems:
-            raise PnpError(problems)
         self.env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True,
                                                  keep_trailing_newline=True)
         self._rich: Callable[[str], str] = str
@@ -145,6 +142,10 @@ class Rulebook:
         except TemplateSyntaxError as exc:
             line = _unclosed_block(self.source) if "Unexpected end of template" in (exc.message or "") else None
             raise PnpError(Problem(display, line or exc.lineno, f"template error: {exc.message}")) from None
+        # after the template's own syntax: a brace typo is that, not the emphasis marker it leaves unmatched
+        problems = markdown_problems(self.source, display)
+        if problems:
+            raise PnpError(problems)
         self.template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
 
     def text(self, pack) -> RulebookText:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from generator.source.assets import Assets, describe_char, icon_hint
-from generator.errors import Problem, abbreviate
+from generator.errors import Problem, abbreviate, errors_only
 from generator.source.context import game_context
 from generator.check.expr import ExprError, evaluate
 from generator.check.translations import translation_checks
@@ -34,13 +34,15 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     if problems:
         return problems
     problems += rules_checks(project, game)
-    problems += pack_checks(project, game)
+    packs = pack_checks(project, game)
+    problems += packs
     problems += template_checks(project, game)
     problems += size_checks(game)
     problems += tuck_box_checks(game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
-    problems += rulebook_checks(project, game, assets)
+    if not errors_only(packs):     # the rulebook reads the packs: it would only echo their mistake elsewhere
+        problems += rulebook_checks(project, game, assets)
     problems += translation_checks(project, game)
     return problems
 
@@ -209,7 +211,7 @@ def _piece_counts(game: Game, pack, index: int, game_file: str) -> list[Problem]
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count "
-                                    f"must be a whole number, got {value!r}"))
+                                    f"must be a whole number, 0 or more, got {value!r}"))
             continue
         if value > MAX_PIECE_COPIES:
             problems.append(Problem(game_file, line, f"{pack.label}: {piece_id}: count {abbreviate(str(value), 40)} "

@@ -151,8 +151,9 @@ def _environment_problem(exc: OSError):
 def _internal_error(ctx: click.Context, exc: Exception):
     if ctx.find_root().params.get("verbose"):
         traceback.print_exc()
-    click.echo(f"internal error: {type(exc).__name__}: {exc} (run with -v for details, and please report it)",
-               err=True)
+    command = ctx.find_root().invoked_subcommand or "COMMAND"     # -v goes before the command
+    click.echo(f"internal error: {type(exc).__name__}: {exc} (for details run it again as `./pnp -v {command} …`, "
+               "and please report it)", err=True)
     ctx.exit(3)
 
 

@@ -185,7 +185,7 @@ def _edition(project: Project, game: Game, lang: str) -> Game:
     display = project.display(path)
     if not path.is_file():
         raise PnpError(Problem(display, None, f"the {lang} edition has no catalogue",
-                               "copy the source texts into it (docs/authoring.md, Languages)"))
+                               f"./pnp translate {game.id} --lang {lang} writes it, with every source text to translate"))
     raw = load_yaml(path, display)
     try:
         catalogue = CatalogueFile.model_validate(raw)

@@ -65,6 +65,8 @@ BAD = {
                                   "piece pawn: background: 'Red' is not a colour (use #rrggbb)"),
     "number as background": ('background: "{{ player.colour }}"', 'background: "{{ 5 }}"', 0,
                              "piece pawn: background: 5 is not a colour (use #rrggbb)"),
+    "nothing as background": ('background: "{{ player.colour }}"', 'background: "{{ none }}"', 0,
+                              "piece pawn: background: None is not a colour (use #rrggbb)"),
     "five digits as background": ('background: "{{ player.colour }}"', "background: \"{{ '#12345' }}\"", 0,
                                   "piece pawn: background: '#12345' is not a colour (use #rrggbb)"),
     "title as a rect's fill": ('fill: "#2b2350"}', 'fill: "{{ game.title }}"}', 0,

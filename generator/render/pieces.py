@@ -28,7 +28,7 @@ from generator.source.game import Game
 from generator.geometry import PT, TILE_OVERLAP, PieceSheet, Placement, operand, pt
 from generator.render.pen import ColourError, GlyphError, Pen, colour, register_fonts, registered
 from generator.render.piece_cache import PieceCache
-from generator.source.schema import PieceSpec, PlayerColour
+from generator.source.schema import PieceSpec, PlayerColour, not_a_colour
 from generator.source.yamlsrc import line_at
 
 
@@ -370,8 +370,11 @@ def _s(value: Any, ctx: dict) -> str:
 def _c(value: Any, ctx: dict, *key) -> Any:
     """A colour key's value (`key`: its path in the element), evaluated and made reportlab's by
     the pen's one check, so a colour an expression gives meets the rule a written one does."""
+    result = evaluate(value, ctx)
     try:
-        return colour(evaluate(value, ctx))
+        if result is None:      # (to the pen None is no colour; an expression that gives nothing is a mistake)
+            raise ColourError(not_a_colour(result))
+        return colour(result)
     except ColourError as exc:
         raise DrawError(f"{'.'.join(map(str, key))}: {exc}", key) from None
 

@@ -381,7 +381,8 @@ def _c(value: Any, ctx: dict, *key) -> Any:
 
 def draw_rect(pen: Pen, el, ctx):
     pen.rect(_n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx, "w"), _n(el.h, ctx, "h"),
-             fill=_c(el.fill, ctx, "fill"), stroke=_c(el.stroke, ctx, "stroke"), line=el.line, radius=_n(el.radius, ctx), dash=el.dash)
+             fill=_c(el.fill, ctx, "fill"), stroke=_c(el.stroke, ctx, "stroke"), line=el.line,
+             radius=_n(el.radius, ctx), dash=el.dash)
 
 
 def draw_line(pen: Pen, el, ctx):

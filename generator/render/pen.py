@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from reportlab.graphics import renderPDF
-from reportlab.lib.colors import HexColor
+from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -21,6 +21,7 @@ from reportlab.pdfgen.canvas import Canvas
 from generator.filehash import file_hash
 from generator.source import reads
 from generator.source.assets import Assets, describe_char
+from generator.source.schema import is_colour, not_a_colour
 from generator.geometry import PT
 
 NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
@@ -66,8 +67,20 @@ def registered(font) -> str:
     return _current[font.name]
 
 
-def colour(value: str | None):
-    return None if value in (None, "none") else HexColor(value)
+class ColourError(ValueError):
+    pass
+
+
+def colour(value):
+    """A colour as pieces.yaml gives it, written or evaluated (#rrggbb, `none`, or one already
+    made), as reportlab's, None for none: the one place a colour reaches reportlab, so a value an
+    expression gave meets the rule a written one met (HexColor reads 5 as black, fails on 'Red'
+    with int()'s words and takes '#12345' as some colour)."""
+    if value is None or isinstance(value, Color):
+        return value
+    if not is_colour(value):
+        raise ColourError(not_a_colour(value))
+    return None if value == "none" else HexColor(value)
 
 
 class Pen:
@@ -96,18 +109,17 @@ class Pen:
     # --- shapes -----------------------------------------------------------------------------
     def _style(self, fill, stroke, line, dash=False):
         c = self.c
-        fill = None if fill in (None, "", "none") else fill
-        stroke = None if stroke in (None, "", "none") else stroke
+        fill, stroke = colour(fill), colour(stroke)
         if self.ink_saver:
             fill = None
-            stroke = "#999999" if stroke else None
-        if fill:
-            c.setFillColor(colour(fill))
-        if stroke:
-            c.setStrokeColor(colour(stroke))
+            stroke = colour("#999999") if stroke is not None else None
+        if fill is not None:
+            c.setFillColor(fill)
+        if stroke is not None:
+            c.setStrokeColor(stroke)
             c.setLineWidth(line)
         c.setDash([2, 1.5] if dash else [])
-        return bool(fill), bool(stroke)
+        return fill is not None, stroke is not None
 
     def rect(self, x, y, w, h, fill=None, stroke=None, line=0.3, radius=0, dash=False):
         f, s = self._style(fill, stroke, line, dash)

@@ -26,9 +26,9 @@ from generator.source.i18n import translator
 from generator.check.expr import ExprError, evaluate, evaluate_deep
 from generator.source.game import Game
 from generator.geometry import PT, TILE_OVERLAP, PieceSheet, Placement, operand, pt
-from generator.render.pen import GlyphError, Pen, register_fonts, registered
+from generator.render.pen import ColourError, GlyphError, Pen, colour, register_fonts, registered
 from generator.render.piece_cache import PieceCache
-from generator.source.schema import PieceSpec, PlayerColour
+from generator.source.schema import PieceSpec, PlayerColour, not_a_colour
 from generator.source.yamlsrc import line_at
 
 
@@ -46,7 +46,9 @@ class PieceCopy:
 
 
 class DrawError(ValueError):
-    pass
+    def __init__(self, message: str, at: tuple = ()):
+        super().__init__(message)
+        self.at = at            # the key it is about, as a path inside the element (for its line)
 
 
 MAX_MM = 10_000         # no coordinate or size on a board is ten metres
@@ -205,10 +207,13 @@ class PieceDrawer:
         ctx = {**context, "player": plain(item.player), "copy": item.copy, "piece": self._piece_data(piece)}
         elements = piece.elements if item.side == "front" else (piece.back or [])
         key = "elements" if item.side == "front" else "back"
+        line = piece_line(self.game, piece.id, "background")
         try:
-            background = _s(piece.background, ctx)
+            background = _c(piece.background, ctx, "background")
         except ExprError as exc:
-            raise PnpError(Problem(self.file, None, f"piece {piece.id}: background: {exc}")) from None
+            raise PnpError(Problem(self.file, line, f"piece {piece.id}: background: {exc}")) from None
+        except DrawError as exc:
+            raise PnpError(Problem(self.file, line, f"piece {piece.id}: {exc}")) from None
         if piece.shape == "circle":
             pen.circle(w / 2, h / 2, min(w, h) / 2, fill=background)
         else:
@@ -219,7 +224,8 @@ class PieceDrawer:
                 draw_element(pen, element, ctx)
                 _inside(pen.drawn, w, h)
             except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
-                raise PnpError(Problem(self.file, piece_line(self.game, piece.id, key, index),
+                at = getattr(exc, "at", ())
+                raise PnpError(Problem(self.file, piece_line(self.game, piece.id, key, index, *at),
                                        f"piece {piece.id}: {element.type}: {exc}")) from None
         pen.drawn = None
         self._cut_line(pen, piece, w, h)
@@ -317,8 +323,11 @@ def draw_repeat(pen: Pen, el, ctx):
         row, col = divmod(index, el.per_row)
         local = {**ctx, "i": index, "item": item}
         inner = pen.at(x0 + col * dx, y0 + row * dy)
-        for element in el.elements:
-            draw_element(inner, element, local)
+        for number, element in enumerate(el.elements):
+            try:
+                draw_element(inner, element, local)
+            except DrawError as exc:        # named at the inner element's line, not the repeat's
+                raise DrawError(str(exc), ("elements", number, *exc.at)) from None
 
 
 def _v(value: Any, ctx: dict) -> Any:
@@ -358,27 +367,41 @@ def _s(value: Any, ctx: dict) -> str:
     return "" if result is None else str(result)
 
 
+def _c(value: Any, ctx: dict, *key) -> Any:
+    """A colour key's value (`key`: its path in the element), evaluated and made reportlab's by
+    the pen's one check, so a colour an expression gives meets the rule a written one does."""
+    result = evaluate(value, ctx)
+    try:
+        if result is None:      # (to the pen None is no colour; an expression that gives nothing is a mistake)
+            raise ColourError(not_a_colour(result))
+        return colour(result)
+    except ColourError as exc:
+        raise DrawError(f"{'.'.join(map(str, key))}: {exc}", key) from None
+
+
 def draw_rect(pen: Pen, el, ctx):
     pen.rect(_n(el.x, ctx), _n(el.y, ctx), _n(el.w, ctx, "w"), _n(el.h, ctx, "h"),
-             fill=_s(el.fill, ctx), stroke=_s(el.stroke, ctx), line=el.line, radius=_n(el.radius, ctx), dash=el.dash)
+             fill=_c(el.fill, ctx, "fill"), stroke=_c(el.stroke, ctx, "stroke"), line=el.line,
+             radius=_n(el.radius, ctx), dash=el.dash)
 
 
 def draw_line(pen: Pen, el, ctx):
     points = [(_n(p[0], ctx), _n(p[1], ctx)) for p in _v(el.points, ctx)]
-    pen.at(_n(el.x, ctx), _n(el.y, ctx)).line(points, stroke=_s(el.stroke, ctx), line=el.line, dash=el.dash)
+    stroke = _c(el.stroke, ctx, "stroke")
+    pen.at(_n(el.x, ctx), _n(el.y, ctx)).line(points, stroke=stroke, line=el.line, dash=el.dash)
     if el.arrow and len(points) >= 2:
         (x1, y1), (x2, y2) = points[-2], points[-1]
         angle = math.atan2(y2 - y1, x2 - x1)
         size = 2.2
         left = (x2 - size * math.cos(angle - 0.45), y2 - size * math.sin(angle - 0.45))
         right = (x2 - size * math.cos(angle + 0.45), y2 - size * math.sin(angle + 0.45))
-        pen.at(_n(el.x, ctx), _n(el.y, ctx)).line([left, (x2, y2), right], stroke=_s(el.stroke, ctx), line=el.line)
+        pen.at(_n(el.x, ctx), _n(el.y, ctx)).line([left, (x2, y2), right], stroke=stroke, line=el.line)
 
 
 def draw_text(pen: Pen, el, ctx):
     width = _n(el.w, ctx) if el.w is not None else None
     pen.text(_s(el.text, ctx), _n(el.x, ctx), _n(el.y, ctx), size=_n(el.size, ctx), bold=el.bold,
-             fill=_s(el.colour, ctx), align=el.align, width=width, rotate=_n(el.rotate, ctx))
+             fill=_c(el.colour, ctx, "colour"), align=el.align, width=width, rotate=_n(el.rotate, ctx))
 
 
 def draw_icon(pen: Pen, el, ctx):
@@ -395,22 +418,22 @@ def draw_track(pen: Pen, el, ctx):
     _count(end - start + 1, "track")
     cell, row_h, gap = _n(el.cell, ctx), _n(el.row_height, ctx), _n(el.row_gap, ctx)
     text_size = _n(el.text_size, ctx)
-    stroke = _s(el.colour, ctx)
-    marks = {}
-    for mark in el.marks:
+    stroke, negative = _c(el.colour, ctx, "colour"), _c(el.negative_fill, ctx, "negative_fill")
+    marks, fills = {}, {}       # a value's marks; its fill (the last mark's that has one)
+    for number, mark in enumerate(el.marks):
         if mark.when is not None and not evaluate(mark.when, ctx):
             continue
-        marks.setdefault(_i(mark.value, ctx, "mark value"), []).append(mark)
+        value = _i(mark.value, ctx, "mark value")
+        marks.setdefault(value, []).append(mark)
+        if mark.fill:
+            fills[value] = _c(mark.fill, ctx, "marks", number, "fill")
     label_rows: dict[int, int] = {}
     for value in range(start, end + 1):
         index = value - start
         row, col = divmod(index, el.per_row)
         x, y = x0 + col * cell, y0 + row * (row_h + gap)
-        fill = "#ffffff" if value >= 0 else _s(el.negative_fill, ctx)
+        fill = fills.get(value, "#ffffff" if value >= 0 else negative)
         here = marks.get(value, [])
-        for mark in here:
-            if mark.fill:
-                fill = _s(mark.fill, ctx)
         pen.rect(x, y, cell, row_h, fill=fill, stroke=stroke, line=0.5)
         icon = min(row_h * 0.42, cell * 0.42)
         icons = [m for m in here if m.icon]
@@ -450,12 +473,13 @@ def draw_stations(pen: Pen, el, ctx):
             side = r + 6 if ax >= x0 + w / 2 else -(r + 6)
             path += [(ax + side, ay), (bx + side, by)]
         path.append((bx, by))
-    pen.line(path, stroke=_s(el.path_colour, ctx), line=5, dash=False)
+    fill, stroke = _c(el.fill, ctx, "fill"), _c(el.stroke, ctx, "stroke")
+    pen.line(path, stroke=_c(el.path_colour, ctx, "path_colour"), line=5, dash=False)
     pen.line(path, stroke="#ffffff", line=1.2, dash=True)
     size = _n(el.text_size, ctx)
     for index, (item, (cx, cy)) in enumerate(zip(items, centres)):
         local = {**ctx, "item": item, "index": index}
-        pen.circle(cx, cy, r, fill=_s(el.fill, ctx), stroke=_s(el.stroke, ctx), line=1.2)
+        pen.circle(cx, cy, r, fill=fill, stroke=stroke, line=1.2)
         pen.icon(_s(el.icon, local), cx - r * 0.62, cy - r * 0.62, r * 1.24)
         top = cy + r + 1.5
         top += pen.text(_s(el.title, local), cx - w / cols / 2, top, size=size * 1.25, bold=True,
@@ -482,14 +506,15 @@ def draw_table(pen: Pen, el, ctx):
     all_rows = ([header] if header else []) + [[_s(c, ctx) for c in row] for row in rows]
     y = y0
     highlight = set(el.highlight_rows)
+    header_fill, highlight_fill = _c(el.header_fill, ctx, "header_fill"), _c(el.highlight_fill, ctx, "highlight_fill")
+    stroke = _c(el.stroke, ctx, "stroke")
     for number, row in enumerate(all_rows):
         is_header = header is not None and number == 0
         data_index = number - (1 if header else 0)
         x = x0
         for column, (width, value) in enumerate(zip(widths, row)):
-            fill = _s(el.header_fill, ctx) if is_header else (
-                _s(el.highlight_fill, ctx) if data_index in highlight else "#ffffff")
-            pen.rect(x, y, width, row_h, fill=fill, stroke=_s(el.stroke, ctx), line=0.4)
+            fill = header_fill if is_header else highlight_fill if data_index in highlight else "#ffffff"
+            pen.rect(x, y, width, row_h, fill=fill, stroke=stroke, line=0.4)
             if value:
                 used = pen.text(value, x + 0.8, y + (row_h - size / PT * 1.15) / 2, size=size,
                                 bold=is_header or column in el.bold_columns, align="centre", width=width - 1.6)
@@ -514,10 +539,12 @@ def draw_ring(pen: Pen, el, ctx):
     size, sub_size = _n(el.text_size, ctx), _n(el.sublabel_size, ctx)
     band = r_out - r_in
     highlight = set(_v(el.highlight, ctx))
+    fill, highlight_fill = _c(el.fill, ctx, "fill"), _c(el.highlight_fill, ctx, "highlight_fill")
+    stroke = _c(el.stroke, ctx, "stroke")
     for index, label in enumerate(labels):
         angle = start - index * step if el.clockwise else start + index * step
-        fill = _s(el.highlight_fill, ctx) if index in highlight else _s(el.fill, ctx)
-        pen.wedge(cx, cy, r_out, r_in, angle - step / 2, step, fill=fill, stroke=_s(el.stroke, ctx), line=0.8)
+        pen.wedge(cx, cy, r_out, r_in, angle - step / 2, step, fill=highlight_fill if index in highlight else fill,
+                  stroke=stroke, line=0.8)
         mid = (r_out + r_in) / 2
         tx = cx + mid * math.cos(math.radians(angle))
         ty = cy - mid * math.sin(math.radians(angle))
@@ -542,10 +569,11 @@ def draw_cells(pen: Pen, el, ctx):
     cell = _n(el.cell, ctx)
     labels = _v(el.labels, ctx) if el.labels is not None else []
     x0, y0 = _n(el.x, ctx), _n(el.y, ctx)
+    stroke = _c(el.stroke, ctx, "stroke")
     for index in range(count):
         row, col = divmod(index, el.per_row)
         x, y = x0 + col * cell, y0 + row * cell
-        pen.rect(x, y, cell, cell, fill="#ffffff", stroke=_s(el.stroke, ctx), line=0.5)
+        pen.rect(x, y, cell, cell, fill="#ffffff", stroke=stroke, line=0.5)
         if index < len(labels) and labels[index] not in (None, ""):
             pen.text(str(labels[index]), x, y + 0.6, size=_n(el.text_size, ctx), fill="#777777",
                      align="centre", width=cell)
@@ -553,6 +581,7 @@ def draw_cells(pen: Pen, el, ctx):
 
 def draw_pattern(pen: Pen, el, ctx):
     """The player patterns (stripes, dots …) as light strokes over an area."""
+    ink = _c(el.colour, ctx, "colour")       # (checked in an ink-saver print too, which leaves it out)
     if pen.ink_saver:
         return
     kind = _s(el.pattern, ctx)
@@ -567,28 +596,27 @@ def draw_pattern(pen: Pen, el, ctx):
     c.clipPath(clip, stroke=0, fill=0)
     c.setStrokeAlpha(el.opacity)
     c.setFillAlpha(el.opacity)
-    colour = _s(el.colour, ctx)
     step = 3.4
     if kind in ("stripes", "zigzag", "diamonds", "checks"):
         n = int((w + h) / step) + 2
         for i in range(n):
             d = i * step
             if kind in ("stripes", "diamonds", "checks"):
-                pen.line([(x0 + d, y0), (x0 + d - h, y0 + h)], stroke=colour, line=2.2)
+                pen.line([(x0 + d, y0), (x0 + d - h, y0 + h)], stroke=ink, line=2.2)
             if kind in ("diamonds", "checks"):
-                pen.line([(x0 + d - h, y0), (x0 + d, y0 + h)], stroke=colour, line=2.2)
+                pen.line([(x0 + d - h, y0), (x0 + d, y0 + h)], stroke=ink, line=2.2)
         if kind == "zigzag":
             for j in range(int(h / step) + 1):
                 pts = [(x0 + i * step / 2, y0 + j * step + (step / 2 if i % 2 else 0)) for i in range(int(2 * w / step) + 2)]
-                pen.line(pts, stroke=colour, line=1.6)
+                pen.line(pts, stroke=ink, line=1.6)
     elif kind == "dots":
         for i in range(int(w / 3) + 1):
             for j in range(int(h / 3) + 1):
-                pen.circle(x0 + 1.5 + i * 3, y0 + 1.5 + j * 3, 0.6, fill=colour)
+                pen.circle(x0 + 1.5 + i * 3, y0 + 1.5 + j * 3, 0.6, fill=ink)
     elif kind == "waves":
         for j in range(int(h / 3) + 1):
             pts = [(x0 + i * 0.5, y0 + 1.5 + j * 3 + 0.8 * math.sin(i * 0.5 * 2 * math.pi / 6)) for i in range(int(w / 0.5) + 2)]
-            pen.line(pts, stroke=colour, line=1.4)
+            pen.line(pts, stroke=ink, line=1.4)
     c.restoreState()
     pen.drawn = drawn
 

@@ -69,6 +69,7 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
     outside = _outside_project(project, folder, spec, files, problems)
     if outside:
         raise PnpError(problems)        # read nothing a game names outside the project
+    _distinct_players(spec, files[project.display(folder / "game.yaml")], problems)
     if spec.id != game_id:
         problems.append(Problem(project.display(folder / "game.yaml"), files_line(files, "id"),
                                 f"id '{spec.id}' differs from the folder name '{game_id}'"))
@@ -156,6 +157,24 @@ def _unique_ids(items: list, key: str, noun: str, raw, problems: list[Problem]) 
             problems.append(Problem(file, line, f"{noun} '{item.id}': duplicate id (first used on line "
                                     f"{first[item.id]})"))
         first.setdefault(item.id, line)
+
+
+def _distinct_players(spec: GameSpec, raw, problems: list[Problem]) -> None:
+    """Two player colours with one id (the second is never found), or with one colour or one symbol:
+    the docs promise players tell their sets apart by colour, and by symbol without colour."""
+    colours = spec.player_colours
+    _unique_ids(colours, "player_colours", "player colour", raw, problems)
+    for field, same in (("colour", str.lower), ("symbol", lambda s: s.replace("\ufe0f", ""))):
+        first: dict[str, tuple[str, int | None]] = {}
+        for index, colour in enumerate(colours):
+            value = getattr(colour, field)
+            file, line = line_at(raw, ("player_colours", index, field))
+            if same(value) in first:
+                other, at = first[same(value)]
+                problems.append(Problem(file, line, f"player colour '{colour.id}': same {field} {value!r} as "
+                                        f"player colour '{other}' (line {at})",
+                                        "players tell their sets apart by colour, and by symbol without colour"))
+            first.setdefault(same(value), (colour.id, line))
 def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Problem]):
     """A file's list of cards, or the rows of the spreadsheet it names."""
     data = files[display]

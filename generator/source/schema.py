@@ -21,7 +21,20 @@ EXPR = r"^\s*\{\{.*\}\}\s*$"
 Expr = Annotated[str, Field(pattern=EXPR, description="a {{ expression }} over game, derived, pack, player")]
 Num = Union[float, Expr]
 LANG = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"     # a BCP 47 tag: en, zh-Hans, pt-BR
-Colour = Annotated[str, Field(pattern=r"^(#[0-9a-fA-F]{6}|\{\{.*\}\}|none)$", description="#rrggbb")]
+HEX = r"#[0-9a-fA-F]{6}"
+Colour = Annotated[str, Field(pattern=rf"^({HEX}|\{{\{{.*\}}\}}|none)$", description="#rrggbb")]
+# a player's colour is a colour itself: nothing evaluates an expression or `none` written there
+PlayerHex = Annotated[str, Field(pattern=rf"^{HEX}$", description="#rrggbb")]
+
+
+def is_colour(value: Any) -> bool:
+    """What a colour key may hold once its expression is evaluated: the literal rule, less the expression."""
+    return isinstance(value, str) and (value == "none" or re.fullmatch(HEX, value) is not None)
+
+
+def not_a_colour(value: Any) -> str:
+    """The one wording for a value that is not a colour, written or evaluated."""
+    return f"{_show(value)} is not a colour (use #rrggbb)"
 
 
 class Strict(BaseModel):
@@ -71,7 +84,7 @@ class CardDefaults(Strict):
 class PlayerColour(Strict):
     id: ID
     name: str
-    colour: Colour
+    colour: PlayerHex
     symbol: str = Field(description="an emoji that tells this player apart without colour")
     pattern: Literal["none", "stripes", "dots", "waves", "checks", "diamonds", "zigzag"] = "none"
 
@@ -564,7 +577,7 @@ def _describe(err: dict, loc: tuple) -> str:
         if "a-z0-9" in pattern:
             return f"{where}: {_show(value)} is not a valid id (use lower-case letters, digits and '-')"
         if "#[0-9a-fA-F]" in pattern:
-            return f"{where}: {_show(value)} is not a colour (use #rrggbb)"
+            return f"{where}: {not_a_colour(value)}"
     if kind == "literal_error":
         options = err["ctx"]["expected"]
         if "'euro-poker'" in options:

@@ -20,7 +20,7 @@ from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.pack_store import Made, PackStore, key_of
 from generator.sheets.parallel_packs import packs_written
-from generator.sheets.rules_file import build_rules, rules_name
+from generator.sheets.rules_file import build_rules, rules_name, rules_options
 from generator.sheets import written as written_record
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
@@ -226,18 +226,24 @@ class RulesFile:
     key: str
     passed: object = None
 
+    @property
+    def name(self) -> str:
+        """Its file name without .pdf, as its manifest says (rules_name: with --ink-saver, its own)."""
+        return self.manifest["file"].removesuffix(".pdf")
 
-def _rules(store: PackStore, game: Game, assets: Assets, rulebook: RulebookRenderer, papers) -> list[RulesFile]:
+
+def _rules(store: PackStore, game: Game, assets: Assets, rulebook: RulebookRenderer, papers,
+           options: PrintOptions) -> list[RulesFile]:
     """The standalone rules, every player count, when the game has a rulebook, each taken from the
-    store when it holds them. Not for a draft (--ink-saver) or another print setting: the rules are
-    plain paper either way."""
+    store when it holds them. Its figures are the build's faces: an --ink-saver build makes a file of
+    its own name (rules_file.rules_name); the other print settings do not reach a plain-paper booklet."""
     if not rulebook.exists:
         return []
     pages = rulebook.render(None)
     title = rulebook._("Rulebook")
     files = []
     for paper in papers:
-        key = key_of(assets, {"rules": rules_name(game, paper), "title": title, "game": plain(game.spec),
+        key = key_of(assets, {"rules": rules_name(game, paper, options), "title": title, "game": plain(game.spec),
                               "pages": pages.key})
         taken = store.take(key)
         files.append(RulesFile(paper, taken[0], taken[1], key, taken[2]) if taken else
@@ -385,7 +391,8 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
         paper_list = papers or list(PAPERS)
         rulebook.lay_out_beside([None] + packs, jobs)
-        rules = _rules(builder.store, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}])
+        rules = _rules(builder.store, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}],
+                       options)
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)
         if rendered.pending:
@@ -421,7 +428,7 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
     for rules in made.rules:
         if rules.passed is None:
             check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,
-                       name=rules_name(made.game, rules.paper))
+                       name=rules.name)
     return Checked(made.game, made.notes)
 
 
@@ -494,7 +501,8 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
     written, recorded = [], {}
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
-                                         written_record.variant(options), frozenset(skip))
+                                         written_record.variant(options), frozenset(skip),
+                                         written_record.variant(rules_options(options)))
     todo = made.to_make()
     # (a pack made ahead, while the faces rendered, is still to be checked and written: about half its work)
     weights = [builder.weight(one[0]) / (2 if made.ahead and made.ahead[0] == one else 1) for one in todo]
@@ -510,14 +518,13 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
-                                  name=rules_name(game, rules.paper), passed=rules.passed)
+                                  name=rules.name, passed=rules.passed)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
         say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
-        recorded.update(dict.fromkeys(own_files(rules_name(game, rules.paper), rules.manifest),
-                                      selection.entry(None, False, rules.paper)))
+        recorded.update(dict.fromkeys(own_files(rules.name, rules.manifest), selection.entry(None, False, rules.paper)))
     removed = written_record.replace_earlier(project.build, game.id, selection, recorded)
     if removed:
         say(written_record.summary(removed))

@@ -34,23 +34,26 @@ def variant(options: PrintOptions) -> str:
 class Selection:
     """What one build of an edition makes: its language, papers, player counts (None: every pack,
     the optional ones too) and variant; `kept`: the (players, paper) of packs it leaves as a build
-    wrote them just now (pnp watch: the pack looked at first), with the rulebook of that paper."""
+    wrote them just now (pnp watch: the pack looked at first), with the rulebook of that paper;
+    `rules_variant`: the variant of the standalone rulebook it writes (only --ink-saver reaches that
+    file: rules_file.rules_options), so a draft build's rulebook is the ordinary one."""
     language: str
     papers: tuple[str, ...]
     players: tuple[int, ...] | None
     variant: str
     kept: frozenset = frozenset()
+    rules_variant: str = ""
 
     def entry(self, players: int | None, optional: bool, paper: str) -> dict:
         """The record of a file this build writes (players None: the rulebook, for every count)."""
         return {"language": self.language, "paper": paper, "players": players, "optional": optional,
-                "variant": self.variant}
+                "variant": self.rules_variant if players is None else self.variant}
 
     def covers(self, entry) -> bool:
         if not isinstance(entry, dict) or entry.get("language") != self.language or entry.get("paper") not in self.papers:
             return False
-        if entry.get("players") is None:          # the rulebook: every build of the edition writes it
-            return entry.get("paper") not in {paper for _, paper in self.kept}
+        if entry.get("players") is None:          # the rulebook: every build of the edition writes its variant's
+            return entry.get("variant") == self.rules_variant and entry.get("paper") not in {p for _, p in self.kept}
         if entry.get("variant") != self.variant or \
                 (not entry.get("optional") and (entry.get("players"), entry.get("paper")) in self.kept):
             return False

@@ -446,20 +446,22 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     # The derived numbers are part of what the edition prints, and an edition's come from the source
     # language's data (a rule may read a number out of a card's text): made first. If derive()
     # fails, validation below says so.
-    inputs = None if derive(project, game) else stamp.edition_hash(
-        project.root, game_id, game.language,
-        edition_data(game, {"players": players, "papers": papers, "options": options}))
+    made_from = None if derive(project, game) else stamp.edition_hash(project.root, game_id, game.language,
+                                                                      edition_data(game))
+    inputs = made_from and stamp.with_settings(made_from, plain({"players": players, "papers": papers,
+                                                                 "options": options}))
     kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
     if kept is not None:
         say(f"{edition_label(game)}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
         return kept, []
     skip = just.packs if just is not None and just.holds(game, options) else frozenset()
     with reads.recording() as log:
-        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress, skip)
+        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress, skip,
+                                        made_from)
     read = {**just.read, **log.files} if skip else log.files
     written = list(just.files) + written if skip else written
     if inputs:
-        stamp.record_edition(project.root, game_id, game.language, written, inputs, read)
+        stamp.record_edition(project.root, game_id, game.language, written, inputs, read, made_from)
     return written, fresh
 
 
@@ -474,9 +476,9 @@ def _warn_stale_translations(project: Project, game: Game, say) -> None:
             f"(./pnp validate {game.id} --lang {game.language} --verbose lists them)")
 
 
-def edition_data(game: Game, settings: dict) -> bytes:
+def edition_data(game: Game) -> bytes:
     """The edition as canonical JSON: everything it prints or checks that its data files give, in its
-    language (the source's derived numbers included), and the build's settings: the game's spec,
+    language (the source's derived numbers included): the game's spec,
     each deck's spec (templates, size, fields …) and its cards in order with their fields and copies,
     the tables, pieces, claims, extra data files and catalogue."""
     def card(c) -> dict:
@@ -486,14 +488,16 @@ def edition_data(game: Game, settings: dict) -> bytes:
                       for deck_id, deck in game.decks.items()},
             "tables": {table_id: [card(row) for row in rows] for table_id, rows in game.tables.items()},
             "pieces": plain(game.pieces), "text": game.text, "quoted": game.quoted, "data": plain(game.data),
-            "claims": plain(game.claims), "language": game.language, "settings": plain(settings)}
+            "claims": plain(game.claims), "language": game.language}
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 
 
 def _write_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
-                   jobs: int, progress, skip: frozenset = frozenset()) -> tuple[list[str], list[str]]:
+                   jobs: int, progress, skip: frozenset = frozenset(),
+                   made_from: str | None = None) -> tuple[list[str], list[str]]:
     """The second half of a build: gather, then write each pack and rulebook once it passes preflight
-    (but those of `skip`, written just now: see JustWritten)."""
+    (but those of `skip`, written just now: see JustWritten); `made_from`: the edition's inputs
+    (stamp.edition_hash), recorded with each file written (the site shows only the current ones)."""
     made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game, skip=skip)
     game, faces, rendered, builder = made.game, made.faces, made.rendered, made.builder
     sweep_stale(project.build / game.id, project.build)
@@ -502,7 +506,7 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     written, recorded = [], {}
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
                                          written_record.variant(options), frozenset(skip),
-                                         written_record.variant(rules_options(options)))
+                                         written_record.variant(rules_options(options)), made_from)
     todo = made.to_make()
     # (a pack made ahead, while the faces rendered, is still to be checked and written: about half its work)
     weights = [builder.weight(one[0]) / (2 if made.ahead and made.ahead[0] == one else 1) for one in todo]

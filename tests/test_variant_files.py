@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import make_project, pnp
 
 GAME = "demo"
+OLD = "demo: left off the site, not made from the inputs of the edition's last build (make it again to offer it)"
 # every print option that changes a pack, as `pnp build` takes it (the back offset: its own test below)
 OPTIONS = [("--ink-saver",), ("--draft",), ("--duplex", "short"), ("--duplex", "gutterfold"),
            ("--cutter", "silhouette"), ("--fit",), ("--sheets", "per-deck")]
@@ -220,7 +221,7 @@ def test_a_reprint_is_offered_only_while_its_cards_are_current(ordinary, tmp_pat
     _build(project)
     result = pnp(project, "site")
     assert result.exit_code == 0
-    assert f"not made from what the last build was (build it again to offer it): {GAME}-reprint-a4.pdf" in result.output
+    assert f"{OLD}: {GAME}-reprint-a4.pdf" in result.output
     assert _rows(project, "reprint") == []
     assert [file for file, _ in _rows(project)] == [f"{GAME}-2p-a4.pdf", f"{GAME}-3p-a4.pdf"]
 
@@ -233,7 +234,7 @@ def test_a_variant_older_than_the_last_build_is_left_off(ordinary, tmp_path):
     _build(project)
     result = pnp(project, "site")
     assert result.exit_code == 0
-    assert f"{GAME}-2p-a4-inksaver.pdf" in result.output and "not made from what the last build was" in result.output
+    assert f"{OLD}: {GAME}-2p-a4-inksaver.pdf" in result.output
     assert [file for file, _ in _rows(project)] == [f"{GAME}-2p-a4.pdf", f"{GAME}-3p-a4.pdf"]
 
 

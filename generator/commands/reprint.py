@@ -180,7 +180,8 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
         say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
-        recorded.update(dict.fromkeys(own_files(Path(manifest["file"]).stem, manifest), dict(entry, paper=paper)))
+        name = Path(manifest["file"]).stem
+        recorded.update(dict.fromkeys(own_files(name, manifest), dict(entry, paper=paper)))
     written_record.note(project.build, game.id, recorded)
     if since is None:
         mark_printed(project, game_id, {uid: now[uid] for uid in changed}, record_key(game), forget=removed)

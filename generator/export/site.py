@@ -204,7 +204,7 @@ def _manifests(folder: Path, game_id: str) -> list[dict]:
 
 
 DRAFT = "a draft (pnp site --drafts shows it)"
-OLD = "not made from what the last build was (build it again to offer it)"
+OLD = "not made from the inputs of the edition's last build (make it again to offer it)"
 MISNAMED = "its name is not the one its manifest's print settings give"
 
 

@@ -55,7 +55,8 @@ class Selection:
         if not isinstance(entry, dict) or entry.get("language") != self.language or entry.get("paper") not in self.papers:
             return False
         if entry.get("players") is None:          # the rulebook: every build of the edition writes its variant's
-            return entry.get("variant") == self.rules_variant and entry.get("paper") not in {p for _, p in self.kept}
+            return entry.get("variant") == self.rules_variant and \
+                entry.get("paper") not in {paper for _, paper in self.kept}
         if entry.get("variant") != self.variant or \
                 (not entry.get("optional") and (entry.get("players"), entry.get("paper")) in self.kept):
             return False

@@ -713,7 +713,8 @@ def gallery(ctx, game, players, jobs, lang, project_dir):
 
 
 @main.command()
-@click.option("--drafts", is_flag=True, help="Put games marked `draft: true` in game.yaml on the shelf too.")
+@click.option("--drafts", is_flag=True, help="Put games marked `draft: true` in game.yaml on the shelf too, "
+                                             "and packs built with --draft (labelled draft).")
 @_project_option
 @click.pass_context
 @handles_problems

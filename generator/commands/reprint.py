@@ -18,14 +18,16 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.source.assets import Assets
-from generator.sheets.kit import (FACES_RECORD, check_game, faces_for, keys_by_card, looks_by_card, mark_printed,
-                                  pick_pack, printed_key, read_record, record_key)
+from generator.sheets.kit import (FACES_RECORD, check_game, edition_data, faces_for, keys_by_card, looks_by_card,
+                                  mark_printed, pick_pack, printed_key, read_record, record_key)
 from generator.render.cache import FaceCache
 from generator.source.game import Game
 from generator.errors import PnpError, Problem, abbreviate
 from generator.geometry import PAPERS
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, write_pack
+from generator.sheets import written as written_record
+from generator.sheets.pack import PackBuilder, own_files, write_pack
+from generator.source import stamp
 from generator.source.project import Project
 from generator.render.cards import CardRenderer
 from generator.source.i18n import translator
@@ -170,16 +172,28 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     needed = [f for k, f in faces.items() if f"{k[0]}/{k[1]}" in changed]
     rendered = rendered or renderer.render(needed, jobs=jobs)
     builder = PackBuilder(project, assets, game, rendered, faces, options)
-    written = []
+    written, recorded = [], {}
+    entry = _entry(project, game, options, pack.players)
     for paper in papers or list(PAPERS):
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
                                       reprint_of=since or translator(game.spec.language).gettext("they were last printed"))
         path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
         say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
+        name = Path(manifest["file"]).stem
+        recorded.update(dict.fromkeys(own_files(name, manifest), dict(entry, paper=paper)))
+    written_record.note(project.build, game.id, recorded)
     if since is None:
         mark_printed(project, game_id, {uid: now[uid] for uid in changed}, record_key(game), forget=removed)
     return written
+
+
+def _entry(project: Project, game: Game, options: PrintOptions, players: int) -> dict:
+    """A reprint's record in build/<game>/.written.json: its own variant (no build removes it), and the
+    edition's inputs it was made from, so the site offers it only while the last build's are the same."""
+    made_from = stamp.edition_hash(project.root, game.id, game.language, edition_data(game))
+    return {"language": game.language, "players": players, "optional": False, "reprint": True,
+            "variant": "reprint" + written_record.variant(options), "made_from": made_from}
 
 
 def _in_game(game: Game, uid: str) -> bool:

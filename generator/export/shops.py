@@ -290,7 +290,7 @@ def _counts_csv(items: list[Item], shop: str, dpi: int, pieces=(), left_out=(), 
     if rules is not None:
         w, h = rules.size_mm
         writer.writerow(["rulebook", "", "rulebook", rules.title, 1, "", "", "", "", RULEBOOK_FILE, "",
-                         f"{rules.pages} pages of {w:g} × {h:g} mm in reading order: print double-sided, "
+                         f"{count(rules.pages, 'page')} of {w:g} × {h:g} mm in reading order: print double-sided, "
                          "fold and staple as a booklet"])
     return out.getvalue()
 

@@ -9,7 +9,12 @@ plain paper, duplex), the rulebook alone, a reprint pack, cutter files, print-sh
 Simulator exports, "what you also need" (page 1's supplies) and the card gallery.
 
 The site reads only what builds left in build/<game>/ (manifests, PDFs, exports, galleries), so
-builds made in shards on several machines and copied into one build/ assemble into one site.
+builds made in shards on several machines and copied into one build/ assemble into one site. It
+offers a pack, rulebook or reprint only when a build (or `pnp reprint`) recorded writing it
+(.written.json) from the inputs the edition's last build was made from (its stamp), and under the name
+its manifest's print settings give: an older variant, a reprint of since-reverted cards or a file
+named by hand stays off; a --draft pack only with `--drafts`, and every variant is labelled by the
+settings its name carries.
 The files a page offers are hard links under build/site/<game>/ (copies where the file system
 has no links): the folder works offline and can be published alone. Every word of the site's
 own is in the engine's catalogues; the games' words come from their editions.
@@ -29,8 +34,14 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from generator.atomic import refuse_links, write_atomic
 from generator.errors import PnpError, Problem
+from generator.geometry import DUPLEX_MODES
+from generator.sheets import written as written_record
+from generator.sheets.pack import pack_name
+from generator.sheets.rules_file import rules_name
+from generator.source import stamp
 from generator.source.assets import Assets
 from generator.source.game import Game
+from generator.source.options import PrintOptions
 from generator.source.i18n import translator
 from generator.source.load import game_languages, load_game
 from generator.source.project import ENGINE_TEMPLATES, Project
@@ -102,7 +113,7 @@ def build_site(project: Project, assets: Assets, drafts: bool = False, say=print
     problems: list[Problem] = []
     for game_id in project.games():
         try:
-            editions = _game_editions(project, game_id, say)
+            editions = _game_editions(project, game_id, say, drafts)
         except PnpError as exc:           # one broken game stays off the shelf; the others go on
             problems += exc.problems
             continue
@@ -147,11 +158,12 @@ def _pages(shelf: list[list[Edition]], shelves: list[tuple[str, str]], fonts: li
 
 # --- reading what the builds wrote --------------------------------------------------------------
 
-def _game_editions(project: Project, game_id: str, say) -> list[Edition]:
+def _game_editions(project: Project, game_id: str, say, drafts: bool = False) -> list[Edition]:
     """Every built language of a game, the data's own first; none when nothing is built yet."""
     folder = project.build / game_id
     manifests = _manifests(folder, game_id)
     languages = game_languages(project, game_id)
+    record = written_record.read(folder)
     editions = []
     for lang in languages:
         mine = [m for m in manifests if _language(m["file"], languages) == lang]
@@ -159,8 +171,16 @@ def _game_editions(project: Project, game_id: str, say) -> list[Edition]:
             continue
         game = load_game(project, game_id, lang, rules=False)
         edition = _edition(game, lang)
+        current = stamp.made_from(folder, lang)
+        left: dict[str, list[str]] = {}
         for manifest in mine:
-            _add_manifest(edition, game, manifest, folder)
+            why = _left_off(game, manifest, record.get(manifest["file"]), current, drafts)
+            if why:
+                left.setdefault(why, []).append(manifest["file"])
+            else:
+                _add_manifest(edition, game, manifest, folder)
+        for why, files in left.items():
+            say(f"{game_id}: left off the site, {why}: {', '.join(files)}")
         edition.exports = _exports(folder, game, lang)
         edition.gallery = _gallery(folder, game)
         _order(edition)
@@ -177,9 +197,47 @@ def _manifests(folder: Path, game_id: str) -> list[dict]:
             manifest = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(manifest, dict) and manifest.get("game") == game_id and (folder / str(manifest.get("file"))).is_file():
+        if isinstance(manifest, dict) and manifest.get("game") == game_id and \
+                str(manifest.get("file")) == f"{path.stem}.pdf" and (folder / f"{path.stem}.pdf").is_file():
             found.append(manifest)
     return found
+
+
+DRAFT = "a draft (pnp site --drafts shows it)"
+OLD = "not made from the inputs of the edition's last build (make it again to offer it)"
+MISNAMED = "its name is not the one its manifest's print settings give"
+
+
+def _left_off(game: Game, manifest: dict, entry, current: str | None, drafts: bool) -> str | None:
+    """Why a written file is not offered (None: it is): it must be one a build of the edition's current
+    inputs wrote, under the name its settings give (so its labels say all its name does)."""
+    if not isinstance(entry, dict) or current is None or entry.get("made_from") != current:
+        return OLD
+    if manifest["file"] != _expected_name(game, manifest):
+        return MISNAMED
+    if _print_options(manifest).draft and not drafts:
+        return DRAFT
+    return None
+
+
+def _expected_name(game: Game, manifest: dict) -> str | None:
+    """The file name a build gives a file with this manifest's pack, paper and print settings."""
+    options, paper = _print_options(manifest), str(manifest.get("paper"))
+    if manifest.get("pack") == "rules":
+        return f"{rules_name(game, paper, options)}.pdf"
+    spec = next((p for p in game.spec.packs if p.key == manifest.get("pack")), None)
+    if spec is None:
+        return None
+    return f"{pack_name(game, spec, paper, options, 'reprint' if manifest.get('reprint') else None)}.pdf"
+
+
+def _print_options(manifest: dict) -> PrintOptions:
+    """The print settings a manifest records (those its file's name carries)."""
+    settings = manifest.get("print") if isinstance(manifest.get("print"), dict) else {}
+    duplex, sheets, cutter = settings.get("duplex"), settings.get("sheets"), settings.get("cutter")
+    return PrintOptions(duplex=duplex if duplex in DUPLEX_MODES else "long", ink_saver=bool(settings.get("ink_saver")),
+                        fit=bool(settings.get("fit")), sheets=sheets if isinstance(sheets, str) else "shared",
+                        cutter=cutter if isinstance(cutter, str) else None, draft=bool(settings.get("draft")))
 
 
 def _language(file_name: str, languages: list[str]) -> str:
@@ -226,11 +284,10 @@ def _row(edition: Edition, game: Game, manifest: dict, folder: Path) -> PackRow:
     card = [r["pages"] for r in runs if r.get("run") in CARD_STOCK_RUNS]
     on_card = {n for first, last in card for n in range(first, last + 1)}
     plain = [[n, n] for n in range(1, pages + 1) if n not in on_card]     # page 1, the rulebook, paper sheets
-    settings = manifest.get("print") or {}
     row = PackRow(manifest.get("players"), _pack_label(game, manifest), str(manifest.get("paper", "")).upper(),
                   edition.lang, edition.lang_name, Link(manifest["file"], "", file.stat().st_size), pages,
                   page_ranges(card), page_ranges(plain), _printing(manifest),
-                  ["optional"] * _optional(game, manifest) + _options(settings))
+                  ["optional"] * _optional(game, manifest) + _options(manifest))
     cut = folder / f"{file.stem}-cut"
     if cut.is_dir():
         row.cut_files = [Link(p.name, "", p.stat().st_size) for p in sorted(cut.iterdir()) if p.is_file()]
@@ -270,20 +327,10 @@ def _optional(game: Game, manifest: dict) -> bool:
     return any(p.key == manifest.get("pack") and p.optional for p in game.spec.packs)
 
 
-def _options(settings: dict) -> list[str]:
-    """The print options a pack was made with, beyond the default (its file name's suffix)."""
-    options = []
-    if settings.get("ink_saver"):
-        options.append("inksaver")
-    if settings.get("fit"):
-        options.append("fit")
-    if settings.get("sheets") not in (None, "shared"):
-        options.append(settings["sheets"])
-    if settings.get("cutter"):
-        options.append(settings["cutter"])
-    if settings.get("draft"):
-        options.append("draft")
-    return options
+def _options(manifest: dict) -> list[str]:
+    """The print options a pack was made with, beyond the default: its file name's suffix (the duplex
+    mode has a column of its own)."""
+    return [part for part in _print_options(manifest).parts if part not in DUPLEX_MODES]
 
 
 def page_ranges(spans: list[list[int]]) -> str:

@@ -47,6 +47,7 @@ class RulebookPages:
     bookmarks: list[tuple[int, str, int]]        # (level, title, 0-based page)
     size: tuple[float, float]
     key: str = ""                                 # its entry in the store (what a pack's key names it by)
+    ink_saver: bool = False                       # its card figures drawn ink-saver style (--ink-saver)
 
     @property
     def count(self) -> int:
@@ -317,7 +318,7 @@ class RulebookRenderer:
             del pdf.Root[BOOKMARKS]
         except (KeyError, ValueError, TypeError, pikepdf.PdfError):
             return None
-        return RulebookPages(pdf, bookmarks, self.size, hit[0])
+        return RulebookPages(pdf, bookmarks, self.size, hit[0], bool(self.cards and self.cards.ink_saver))
 
 
 def _largest(game):

@@ -20,7 +20,7 @@ from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.pack_store import Made, PackStore, key_of
 from generator.sheets.parallel_packs import packs_written
-from generator.sheets.rules_file import build_rules, rules_name
+from generator.sheets.rules_file import build_rules, rules_name, rules_options
 from generator.sheets import written as written_record
 from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
@@ -226,18 +226,24 @@ class RulesFile:
     key: str
     passed: object = None
 
+    @property
+    def name(self) -> str:
+        """Its file name without .pdf, as its manifest says (rules_name: with --ink-saver, its own)."""
+        return self.manifest["file"].removesuffix(".pdf")
 
-def _rules(store: PackStore, game: Game, assets: Assets, rulebook: RulebookRenderer, papers) -> list[RulesFile]:
+
+def _rules(store: PackStore, game: Game, assets: Assets, rulebook: RulebookRenderer, papers,
+           options: PrintOptions) -> list[RulesFile]:
     """The standalone rules, every player count, when the game has a rulebook, each taken from the
-    store when it holds them. Not for a draft (--ink-saver) or another print setting: the rules are
-    plain paper either way."""
+    store when it holds them. Its figures are the build's faces: an --ink-saver build makes a file of
+    its own name (rules_file.rules_name); the other print settings do not reach a plain-paper booklet."""
     if not rulebook.exists:
         return []
     pages = rulebook.render(None)
     title = rulebook._("Rulebook")
     files = []
     for paper in papers:
-        key = key_of(assets, {"rules": rules_name(game, paper), "title": title, "game": plain(game.spec),
+        key = key_of(assets, {"rules": rules_name(game, paper, options), "title": title, "game": plain(game.spec),
                               "pages": pages.key})
         taken = store.take(key)
         files.append(RulesFile(paper, taken[0], taken[1], key, taken[2]) if taken else
@@ -385,7 +391,8 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
         paper_list = papers or list(PAPERS)
         rulebook.lay_out_beside([None] + packs, jobs)
-        rules = _rules(builder.store, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}])
+        rules = _rules(builder.store, game, assets, rulebook, [p for p in paper_list if p not in {q for _, q in skip}],
+                       options)
         for pack in packs:          # every rulebook laid out (and checked) before any file is written
             builder._rules_section(pack)
         if rendered.pending:
@@ -421,7 +428,7 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
     for rules in made.rules:
         if rules.passed is None:
             check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,
-                       name=rules_name(made.game, rules.paper))
+                       name=rules.name)
     return Checked(made.game, made.notes)
 
 
@@ -439,20 +446,22 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     # The derived numbers are part of what the edition prints, and an edition's come from the source
     # language's data (a rule may read a number out of a card's text): made first. If derive()
     # fails, validation below says so.
-    inputs = None if derive(project, game) else stamp.edition_hash(
-        project.root, game_id, game.language,
-        edition_data(game, {"players": players, "papers": papers, "options": options}))
+    made_from = None if derive(project, game) else stamp.edition_hash(project.root, game_id, game.language,
+                                                                      edition_data(game))
+    inputs = made_from and stamp.with_settings(made_from, plain({"players": players, "papers": papers,
+                                                                 "options": options}))
     kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
     if kept is not None:
         say(f"{edition_label(game)}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
         return kept, []
     skip = just.packs if just is not None and just.holds(game, options) else frozenset()
     with reads.recording() as log:
-        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress, skip)
+        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress, skip,
+                                        made_from)
     read = {**just.read, **log.files} if skip else log.files
     written = list(just.files) + written if skip else written
     if inputs:
-        stamp.record_edition(project.root, game_id, game.language, written, inputs, read)
+        stamp.record_edition(project.root, game_id, game.language, written, inputs, read, made_from)
     return written, fresh
 
 
@@ -467,9 +476,9 @@ def _warn_stale_translations(project: Project, game: Game, say) -> None:
             f"(./pnp validate {game.id} --lang {game.language} --verbose lists them)")
 
 
-def edition_data(game: Game, settings: dict) -> bytes:
+def edition_data(game: Game) -> bytes:
     """The edition as canonical JSON: everything it prints or checks that its data files give, in its
-    language (the source's derived numbers included), and the build's settings: the game's spec,
+    language (the source's derived numbers included): the game's spec,
     each deck's spec (templates, size, fields …) and its cards in order with their fields and copies,
     the tables, pieces, claims, extra data files and catalogue."""
     def card(c) -> dict:
@@ -479,14 +488,16 @@ def edition_data(game: Game, settings: dict) -> bytes:
                       for deck_id, deck in game.decks.items()},
             "tables": {table_id: [card(row) for row in rows] for table_id, rows in game.tables.items()},
             "pieces": plain(game.pieces), "text": game.text, "quoted": game.quoted, "data": plain(game.data),
-            "claims": plain(game.claims), "language": game.language, "settings": plain(settings)}
+            "claims": plain(game.claims), "language": game.language}
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 
 
 def _write_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
-                   jobs: int, progress, skip: frozenset = frozenset()) -> tuple[list[str], list[str]]:
+                   jobs: int, progress, skip: frozenset = frozenset(),
+                   made_from: str | None = None) -> tuple[list[str], list[str]]:
     """The second half of a build: gather, then write each pack and rulebook once it passes preflight
-    (but those of `skip`, written just now: see JustWritten)."""
+    (but those of `skip`, written just now: see JustWritten); `made_from`: the edition's inputs
+    (stamp.edition_hash), recorded with each file written (the site shows only the current ones)."""
     made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game, skip=skip)
     game, faces, rendered, builder = made.game, made.faces, made.rendered, made.builder
     sweep_stale(project.build / game.id, project.build)
@@ -494,7 +505,8 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
     say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
     written, recorded = [], {}
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
-                                         written_record.variant(options), frozenset(skip))
+                                         written_record.variant(options), frozenset(skip),
+                                         written_record.variant(rules_options(options)), made_from)
     todo = made.to_make()
     # (a pack made ahead, while the faces rendered, is still to be checked and written: about half its work)
     weights = [builder.weight(one[0]) / (2 if made.ahead and made.ahead[0] == one else 1) for one in todo]
@@ -510,14 +522,13 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
-                                  name=rules_name(game, rules.paper), passed=rules.passed)
+                                  name=rules.name, passed=rules.passed)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
         say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             "preflight ok)")
         written.append(path)
-        recorded.update(dict.fromkeys(own_files(rules_name(game, rules.paper), rules.manifest),
-                                      selection.entry(None, False, rules.paper)))
+        recorded.update(dict.fromkeys(own_files(rules.name, rules.manifest), selection.entry(None, False, rules.paper)))
     removed = written_record.replace_earlier(project.build, game.id, selection, recorded)
     if removed:
         say(written_record.summary(removed))

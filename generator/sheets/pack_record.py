@@ -88,7 +88,7 @@ def manifest(game: Game, pack: PackSpec, paper: str, file: str, options: PrintOp
             "file": file, "units": "mm, origin top-left of the page",
             "print": {"duplex": o.duplex, "back_offset_mm": list(o.back_offset), "ink_saver": o.ink_saver,
                       "fit": o.fit, "printer": o.printer, "sheets": o.sheets,
-                      "cutter": o.cutter, "min_text_pt": game.spec.min_text_pt},
+                      "cutter": o.cutter, "draft": o.draft, "min_text_pt": game.spec.min_text_pt},
             "components": [_component(game, section, offset) for section in sections],
             "runs": [{"run": r["run"], "pages": [r["first"], r["last"]], "settings": r["title"]} for r in runs],
             "pages": pages}

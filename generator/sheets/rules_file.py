@@ -13,14 +13,27 @@ from generator.render.fontmerge import merge_fonts, tidy_fonts
 from generator.sheets import pack_record
 from generator.sheets.booklet import impose
 from generator.sheets.sections import Body, Section
+from generator.source.options import PrintOptions
 
 
-def rules_name(game, paper: str) -> str:
-    return f"{game.id}-rules-{paper}{game.name_suffix}"     # -en, -zh-Hans for a game in several languages
+def rules_options(options: PrintOptions) -> PrintOptions:
+    """The print settings the standalone rulebook's bytes depend on: --ink-saver draws its card
+    figures ink-saver style. Nothing else reaches it (a booklet on plain paper: DRAFT, cut marks,
+    duplex, fit, sheets and the back offset are the packs'), so those builds write the ordinary file."""
+    return PrintOptions(ink_saver=options.ink_saver)
+
+
+def rules_name(game, paper: str, options: PrintOptions = PrintOptions()) -> str:
+    """<game>-rules-<paper>, with the suffix of the settings it depends on (as a pack's name has its
+    own), then -en, -zh-Hans for a game in several languages: an ink-saver rulebook never takes the
+    ordinary one's name."""
+    return f"{game.id}-rules-{paper}{rules_options(options).suffix}{game.name_suffix}"
 
 
 def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dict]:
-    """The rules PDF for one paper from the rulebook's pages (RulebookPages), and its manifest."""
+    """The rules PDF for one paper from the rulebook's pages (RulebookPages), and its manifest (named
+    by the style its figures were drawn in)."""
+    options = PrintOptions(ink_saver=pages.ink_saver)
     body = Body(pikepdf.new())
     section = Section("rulebook", title, "rulebook", "rules", pages.count, [pages])
     for entry in impose(body.pdf, pages.pdf, paper, game.spec.rulebook.imposition, pages.size):
@@ -38,8 +51,9 @@ def build_rules(game, assets, pages, paper: str, title: str) -> tuple[bytes, dic
     data = pdf_bytes(body.pdf, deterministic_id=True, compress_streams=True,
                      object_stream_mode=pikepdf.ObjectStreamMode.generate)
     manifest = {"game": game.id, "title": game.spec.title, "pack": "rules", "players": None, "paper": paper,
-                "page_size_mm": list(PAPERS[paper]), "file": f"{rules_name(game, paper)}.pdf",
-                "units": "mm, origin top-left of the page", "print": {"min_text_pt": game.spec.min_text_pt},
+                "page_size_mm": list(PAPERS[paper]), "file": f"{rules_name(game, paper, options)}.pdf",
+                "units": "mm, origin top-left of the page",
+                "print": {"ink_saver": options.ink_saver, "min_text_pt": game.spec.min_text_pt},
                 "components": [{"id": "rulebook", "name": title, "kind": "rulebook", "count": pages.count,
                                 "run": "rules", "pages": [1, len(body.entries)], "imposition": spec.imposition,
                                 "page_size_mm": list(pages.size), "paper": "plain",

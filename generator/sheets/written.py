@@ -34,23 +34,29 @@ def variant(options: PrintOptions) -> str:
 class Selection:
     """What one build of an edition makes: its language, papers, player counts (None: every pack,
     the optional ones too) and variant; `kept`: the (players, paper) of packs it leaves as a build
-    wrote them just now (pnp watch: the pack looked at first), with the rulebook of that paper."""
+    wrote them just now (pnp watch: the pack looked at first), with the rulebook of that paper;
+    `rules_variant`: the variant of the standalone rulebook it writes (only --ink-saver reaches that
+    file: rules_file.rules_options), so a draft build's rulebook is the ordinary one; `made_from`: the
+    edition's inputs it was made from (stamp.edition_hash), which the site compares with the last build's."""
     language: str
     papers: tuple[str, ...]
     players: tuple[int, ...] | None
     variant: str
     kept: frozenset = frozenset()
+    rules_variant: str = ""
+    made_from: str | None = None
 
     def entry(self, players: int | None, optional: bool, paper: str) -> dict:
         """The record of a file this build writes (players None: the rulebook, for every count)."""
         return {"language": self.language, "paper": paper, "players": players, "optional": optional,
-                "variant": self.variant}
+                "variant": self.rules_variant if players is None else self.variant, "made_from": self.made_from}
 
     def covers(self, entry) -> bool:
         if not isinstance(entry, dict) or entry.get("language") != self.language or entry.get("paper") not in self.papers:
             return False
-        if entry.get("players") is None:          # the rulebook: every build of the edition writes it
-            return entry.get("paper") not in {paper for _, paper in self.kept}
+        if entry.get("players") is None:          # the rulebook: every build of the edition writes its variant's
+            return entry.get("variant") == self.rules_variant and \
+                entry.get("paper") not in {paper for _, paper in self.kept}
         if entry.get("variant") != self.variant or \
                 (not entry.get("optional") and (entry.get("players"), entry.get("paper")) in self.kept):
             return False
@@ -63,6 +69,11 @@ def replace_earlier(build: Path, game_id: str, selection: Selection, written: di
     (relative names, sorted)."""
     return _remove(build, game_id, written,
                    lambda name, entry: name not in written and selection.covers(entry))
+
+
+def note(build: Path, game_id: str, written: dict[str, dict]) -> None:
+    """Record `written` and remove nothing (a reprint: no build replaces it, and it replaces none)."""
+    _remove(build, game_id, written, lambda name, entry: False)
 
 
 def drop_languages(build: Path, game_id: str, languages: list[str]) -> list[str]:
@@ -91,6 +102,11 @@ def _remove(build: Path, game_id: str, written: dict[str, dict], doomed) -> list
     if new != record or removed:
         write_record(folder / RECORD, new, durable=True, sort_keys=True)
     return removed
+
+
+def read(folder: Path) -> dict:
+    """The record of build/<game>/ (`folder`): {file: its entry}."""
+    return _read(folder / RECORD)
 
 
 def _read(path: Path) -> dict:

@@ -43,12 +43,17 @@ class PrintOptions:
     duplex_asked: bool = field(default=False, compare=False, repr=False)
 
     @property
-    def suffix(self) -> str:
-        """Added to file names so a pack made for another setup never overwrites the default one."""
-        parts = ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
+    def parts(self) -> list[str]:
+        """What a file made with these settings says it is, beyond the default, in its name's order:
+        the file name's suffix, and the site's labels (export/site.py), come from this one list."""
+        return ([] if self.duplex == "long" else [self.duplex]) + (["inksaver"] if self.ink_saver else []) \
             + (["fit"] if self.fit else []) + ([] if self.sheets == "shared" else [self.sheets]) \
             + ([self.cutter] if self.cutter else []) + (["draft"] if self.draft else [])
-        return "".join(f"-{p}" for p in parts)
+
+    @property
+    def suffix(self) -> str:
+        """Added to file names so a pack made for another setup never overwrites the default one."""
+        return "".join(f"-{p}" for p in self.parts)
 
 
 MAX_CONFIG_BYTES = 100_000     # a few printers' settings; anything larger is not a pnp.toml

@@ -74,6 +74,12 @@ def edition_hash(root: Path, game_id: str, language: str, data: bytes) -> str:
     return _with_config(digest, root)
 
 
+def with_settings(edition: str, settings) -> str:
+    """An edition's inputs (edition_hash) with a build's settings (players, papers, print options): the
+    stamp's key. The edition's alone is what every file a build of it writes was made from."""
+    return hashlib.sha256(f"{edition}\0{json.dumps(settings, sort_keys=True, default=str)}".encode()).hexdigest()
+
+
 def edition_up_to_date(root: Path, game_id: str, language: str, inputs: str) -> list[str] | None:
     """The files the edition's last build wrote, when it was made from exactly these inputs (an
     edition_hash) and nothing it wrote or read outside the project has changed since."""
@@ -81,8 +87,20 @@ def edition_up_to_date(root: Path, game_id: str, language: str, inputs: str) -> 
 
 
 def record_edition(root: Path, game_id: str, language: str, written: list[str], inputs: str,
-                   read: dict[str, str] | None = None) -> None:
-    record(root, game_id, written, inputs, read, _edition_stamp(language))
+                   read: dict[str, str] | None = None, made_from: str | None = None) -> None:
+    """`made_from`: the edition's inputs without the build's settings (edition_hash), kept for
+    made_from()."""
+    record(root, game_id, written, inputs, read, _edition_stamp(language), made_from=made_from)
+
+
+def made_from(folder: Path, language: str) -> str | None:
+    """What the last build of an edition was made from (edition_hash), read from its stamp in
+    build/<game>/ (`folder`): the files recorded as made from the same are current."""
+    try:
+        value = json.loads((folder / _edition_stamp(language)).read_text()).get("made_from")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _edition_stamp(language: str) -> str:
@@ -208,7 +226,7 @@ def warnings(root: Path, game_id: str, name: str = STAMP) -> list[str]:
 
 
 def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None,
-           name: str = STAMP, warnings: list[str] = ()) -> None:
+           name: str = STAMP, warnings: list[str] = (), made_from: str | None = None) -> None:
     """Remember a finished build (`inputs` is the hash taken before it started, and `read` the
     hash of each file as the build read it, so an edit made while it ran is seen by the next
     build), and the warnings it gave, which hold as long as it is up to date (said again then)."""
@@ -217,7 +235,7 @@ def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict
                              if (root / Path(n).with_suffix(".json")).is_file()]
     outputs = {name: _signature(root / name) + [_output_sha(root / name)] for name in names if _signature(root / name)}
     data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs,
-            "warnings": list(warnings)}
+            "warnings": list(warnings), **({"made_from": made_from} if made_from else {})}
     make_room(root / "build" / game_id / name)     # a stamp is only a record: a folder in its place goes
     write_atomic(root / "build" / game_id / name, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
                  durable=False)

@@ -47,12 +47,14 @@ def test_every_pack_passes_preflight_in_every_mode(every_mode, mode):
     packs = [l for l in written if "-rules-" not in l]           # the standalone rulebooks are written too
     assert len(packs) == 2 * sum(len(_packs(g)) for g in GAMES)
     assert all(l.endswith("preflight ok)") for l in written)
-    checked = 0
-    for pdf in sorted(project.glob(f"build/*/*-{mode}-*.pdf")):     # <pack>-<paper>-<mode>-<language>.pdf
-        checked += 1
+    pdfs = sorted(project.glob(f"build/*/*-{mode}-*.pdf"))     # <pack>-<paper>-<mode>-<language>.pdf
+    assert len(pdfs) == len(packs)
+    # Each pack was preflighted by the build that wrote it (its "preflight ok" above); the standalone
+    # command is run on one real pack of each game in this mode (the largest: most sheets to check).
+    for game in GAMES:
+        pdf = max((p for p in pdfs if p.parent.name == game), key=lambda p: p.stat().st_size)
         result = pnp(project, "preflight", str(pdf))
         assert result.exit_code == 0 and result.output.strip().endswith("— ok"), result.output
-    assert checked == len(packs)
 
 
 def _packs(game):

@@ -318,9 +318,8 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
 def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, game):
     """One saved object for the whole pack: every deck, and every piece copy at its printed size."""
     kit = built(tmp_path_factory, game)
-    result = pnp(kit.project, "export", game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
-    assert result.exit_code == 0, result.output
-    objects = json.loads((kit.folder / "tts-zh-Hans" / f"{game}.json").read_text(encoding="utf-8"))["ObjectStates"]
+    _, tts = _exported(kit, game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
+    objects = tts[game]["ObjectStates"]
     decks = [o for o in objects if o["Name"] in ("DeckCustom", "CardCustom")]
     assert len(decks) == len(_pack_counts(kit))
     pieces = [o for o in objects if o["Name"] in ("Custom_Tile", "Custom_Token")]

@@ -129,6 +129,18 @@ def built_game(tmp_path_factory, game: str) -> Built:
     return Built(project, game)
 
 
+def gallery_made(kit: Built) -> Built:
+    """`pnp gallery GAME` in the session's build of the game, once for the whole test run (under a lock,
+    as the build): test_gallery and test_site both read it, and a second run writes the same files."""
+    marker = kit.project / ".gallery-made"
+    with FileLock(f"{kit.project}.gallery.lock"):
+        if not marker.exists():
+            result = pnp(kit.project, "gallery", kit.game)
+            assert result.exit_code == 0, result.output
+            marker.touch()
+    return kit
+
+
 def seed_store(project: Path, kits: list[Built], only: tuple[str, ...] = ()) -> None:
     """Start `project`'s store (build/.cache/) with what the session's builds of `kits` drew (linked,
     not copied: the store replaces an entry, it never writes into one); `only`: just those kinds

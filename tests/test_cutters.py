@@ -16,7 +16,7 @@ import pytest
 
 from generator.check.pdfread import walk
 from generator.geometry import Rect
-from tests.conftest import make_project, pnp
+from tests.conftest import built, make_project, pnp, seed_store
 
 TOL = 0.01
 
@@ -159,8 +159,11 @@ def test_tokens_go_on_cutter_sheets_with_their_outlines_to_cut(cephiro_cutters):
 
 @pytest.fixture(scope="module")
 def cephiro_cutters(tmp_path_factory):
-    """One project for every cutter × paper: the faces render once, the sheets differ."""
-    return make_project(tmp_path_factory.mktemp("cut") / "p", ["cephiro-pillar"])
+    """One project for every cutter × paper: the faces, boards and rulebook pages from the session's
+    build of the game (a cutter lays out sheets, it draws no face), the sheets differ."""
+    project = make_project(tmp_path_factory.mktemp("cut") / "p", ["cephiro-pillar"])
+    seed_store(project, [built(tmp_path_factory, "cephiro-pillar")])
+    return project
 
 
 @pytest.mark.parametrize("cutter", ["silhouette", "cricut"])
@@ -182,8 +185,9 @@ def test_cut_files_are_reproducible(cephiro_cutters):
     assert {p.name: p.read_bytes() for p in (folder / f"{name}-cut").iterdir()} == before
 
 
-def test_rounded_corners_reach_the_cut_files(tmp_path):
+def test_rounded_corners_reach_the_cut_files(tmp_path, cephiro_built):
     project = make_project(tmp_path / "p", ["cephiro-pillar"])
+    seed_store(project, [cephiro_built])        # its boards and pages from the session's build (faces with corners: drawn)
     game = project / "cards/cephiro-pillar/game.yaml"
     game.write_text(re.sub(r"(\ncard:\n)", r"\1  corner_radius: 3\n", game.read_text(), count=1))
     assert "corner_radius: 3" in game.read_text()

@@ -22,6 +22,29 @@ from generator.export.tts import MAX_COLS, MAX_PX, MAX_ROWS, PER_SHEET
 PT_PER_IN = 72
 
 
+_EXPORTED: dict[tuple, tuple[str, dict]] = {}
+
+
+def _export(kit, game: str, *args: str) -> str:
+    """`pnp export GAME ARGS` in the session's build of the game, once in this module: the tests that
+    only read what one export wrote share it (a test about running an export again, or one failing,
+    runs its own). Returns its output."""
+    return _exported(kit, game, *args)[0]
+
+
+def _exported(kit, game: str, *args: str) -> tuple[str, dict]:
+    """The output of the export, and the Tabletop Simulator objects it wrote (name -> saved JSON),
+    read as it wrote them (an export with --tts-base-url writes other URLs into the same files)."""
+    key = (str(kit.project), game, args)
+    if key not in _EXPORTED:
+        result = pnp(kit.project, "export", game, *args)
+        assert result.exit_code == 0, result.output
+        saved = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (kit.folder / "tts-zh-Hans").glob("*.json")} \
+            if "--tts" in args else {}
+        _EXPORTED[key] = (result.output, saved)
+    return _EXPORTED[key]
+
+
 def _pack_counts(kit) -> dict:
     """deck -> {card id: copies} of the pack an export takes, from the manifest the build wrote."""
     return {c["id"]: {card["id"].split("/")[1]: card["copies"] for card in c["cards"]}
@@ -32,8 +55,7 @@ def _pack_counts(kit) -> dict:
 @pytest.mark.parametrize("shop,size", [("tgc", (825, 1125)), ("mpc", (822, 1122))])
 def test_shop_zip_has_every_copy_at_the_shop_size(tmp_path_factory, game, shop, size):
     kit = built(tmp_path_factory, game)
-    result = pnp(kit.project, "export", game, "--shop", shop)
-    assert result.exit_code == 0, result.output
+    _export(kit, game, "--shop", shop)
     archive = zipfile.ZipFile(next(kit.folder.glob(f"{game}-*-{shop}-300dpi-zh-Hans.zip")))
     names = archive.namelist()
     counts = _pack_counts(kit)
@@ -94,8 +116,8 @@ def _check_rulebook(kit, data: bytes) -> None:
 
 
 def test_reference_sheets_are_left_out_of_shop_orders_with_a_note(cephiro_built):
-    result = pnp(cephiro_built.project, "export", "cephiro-pillar", "--shop", "tgc")
-    assert "left out deck 'reference' (速查卡): The Game Crafter prints no card of 95 × 190 mm" in result.output
+    output = _export(cephiro_built, "cephiro-pillar", "--shop", "tgc")       # test_shop_zip's export
+    assert "left out deck 'reference' (速查卡): The Game Crafter prints no card of 95 × 190 mm" in output
     archive = zipfile.ZipFile(cephiro_built.folder / "cephiro-pillar-5p-tgc-300dpi-zh-Hans.zip")
     rows = list(csv.DictReader(io.StringIO(archive.read("counts.csv").decode("utf-8"))))
     (row,) = [r for r in rows if r["kind"] == "deck"]                   # on the order sheet too, with why
@@ -139,9 +161,13 @@ def test_shop_products_match_within_two_millimetres():
 
 # --- streamed to disk, in place in one step ------------------------------------------------------
 
-def _mpc_zip(kit) -> Path:
-    result = pnp(kit.project, "export", "cephiro-pillar", "--shop", "mpc")
-    assert result.exit_code == 0, result.output
+def _mpc_zip(kit, again: bool = False) -> Path:
+    """The mpc zip of cephiro: test_shop_zip's export, or (again) one made now."""
+    if again:
+        result = pnp(kit.project, "export", "cephiro-pillar", "--shop", "mpc")
+        assert result.exit_code == 0, result.output
+    else:
+        _export(kit, "cephiro-pillar", "--shop", "mpc")
     return kit.folder / "cephiro-pillar-5p-mpc-300dpi-zh-Hans.zip"
 
 
@@ -159,7 +185,7 @@ def test_the_streamed_zip_is_the_one_zipfile_makes_in_memory(cephiro_built):
             entry.compress_type = info.compress_type
             again.writestr(entry, archive.read(info))
     assert buffer.getvalue() == data
-    assert _mpc_zip(cephiro_built).read_bytes() == data
+    assert _mpc_zip(cephiro_built, again=True).read_bytes() == data
     # every copy of a card is the one image's bytes
     copies = [archive.read(n) for n in archive.namelist() if re.fullmatch(r"power-red-2-\d+\.png", n)]
     assert len(copies) > 1 and len(set(copies)) == 1
@@ -261,11 +287,10 @@ def test_pdfx_needs_the_dtc_pdf(cephiro_built):
 @pytest.mark.parametrize("game", GAMES)
 def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
     kit = built(tmp_path_factory, game)
-    result = pnp(kit.project, "export", game, "--tts")
-    assert result.exit_code == 0, result.output
+    _, tts = _exported(kit, game, "--tts")
     counts = _pack_counts(kit)
     for deck, cards in counts.items():
-        saved = json.loads((kit.folder / "tts-zh-Hans" / f"{deck}.json").read_text(encoding="utf-8"))
+        saved = tts[deck]
         obj = saved["ObjectStates"][0]
         copies = sum(cards.values())
         if copies == 1:
@@ -293,9 +318,8 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
 def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, game):
     """One saved object for the whole pack: every deck, and every piece copy at its printed size."""
     kit = built(tmp_path_factory, game)
-    result = pnp(kit.project, "export", game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
-    assert result.exit_code == 0, result.output
-    objects = json.loads((kit.folder / "tts-zh-Hans" / f"{game}.json").read_text(encoding="utf-8"))["ObjectStates"]
+    _, tts = _exported(kit, game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
+    objects = tts[game]["ObjectStates"]
     decks = [o for o in objects if o["Name"] in ("DeckCustom", "CardCustom")]
     assert len(decks) == len(_pack_counts(kit))
     pieces = [o for o in objects if o["Name"] in ("Custom_Tile", "Custom_Token")]
@@ -324,8 +348,8 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
 
 
 def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):
-    assert pnp(wizard_built.project, "export", "reverse-wizard", "--tts").exit_code == 0
-    saved = json.loads((wizard_built.folder / "tts-zh-Hans/common.json").read_text(encoding="utf-8"))
+    _, tts = _exported(wizard_built, "reverse-wizard", "--tts")           # test_tts_decks' export
+    saved = tts["common"]
     deck = saved["ObjectStates"][0]
     assert set(deck["CustomDeck"]) == {"1", "2"}
     assert deck["CustomDeck"]["1"]["NumWidth"] * deck["CustomDeck"]["1"]["NumHeight"] == 70
@@ -335,7 +359,7 @@ def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):
 def test_tts_sheet_shows_the_card_faces_at_trim(cephiro_built):
     """The first slot of the power sheet is red-1 at trim: its top-left pixel is the red pattern
     of the card's face, not white paper or bleed past the cut."""
-    assert pnp(cephiro_built.project, "export", "cephiro-pillar", "--tts").exit_code == 0
+    _export(cephiro_built, "cephiro-pillar", "--tts")                      # test_tts_decks' export
     sheet = Image.open(cephiro_built.folder / "tts-zh-Hans/power-1.png").convert("RGB")
     r, g, b = sheet.getpixel((3, 3))
     assert r > 150 and g < 110 and b < 110

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from pypdf import PdfReader
 
 from tests.conftest import pnp
@@ -39,9 +40,22 @@ def _cold(project: Path, target: Path) -> dict[str, bytes]:
     return _outputs(target)
 
 
-def test_a_card_edit_makes_the_packs_holding_it_and_takes_the_rest_and_undone_takes_every_pack(tmp_path):
-    project = _project(tmp_path / "project")
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory) -> Path:
+    """The game in two languages, built cold once for this module (3 players, both papers, zh-Hans)."""
+    project = _project(tmp_path_factory.mktemp("store") / "project")
     _build(project)
+    return project
+
+
+@pytest.fixture
+def copied(built_once, tmp_path) -> Path:
+    """A copy of the module's built project, store and all: as after its first build."""
+    return Path(shutil.copytree(built_once, tmp_path / "project", symlinks=True))
+
+
+def test_a_card_edit_makes_the_packs_holding_it_and_takes_the_rest_and_undone_takes_every_pack(copied, tmp_path):
+    project = copied
     first, kept = _outputs(project), _kept(project)
     packs = sorted(name for name in first if name.endswith(".pdf"))
     assert packs == [f"{GAME}-3p-a4-zh-Hans.pdf", f"{GAME}-3p-letter-zh-Hans.pdf",
@@ -62,10 +76,10 @@ def test_a_card_edit_makes_the_packs_holding_it_and_takes_the_rest_and_undone_ta
     assert _outputs(project) == first
 
 
-def test_page_one_is_checked_on_its_own(tmp_path):
+def test_page_one_is_checked_on_its_own(copied, tmp_path):
     """A game's info.html is read by page 1 only: its edit is not in a pack's key, and the pack is
     made again because its page 1 is another page."""
-    project = _project(tmp_path / "project")
+    project = copied
     info = project / "templates" / GAME / "info.html"
     info.write_text("<p>Market note one</p>", encoding="utf-8")
     _build(project)
@@ -78,9 +92,8 @@ def test_page_one_is_checked_on_its_own(tmp_path):
     assert _outputs(project) == _cold(project, tmp_path / "cold")
 
 
-def test_a_damaged_entry_is_made_again(tmp_path):
-    project = _project(tmp_path / "project")
-    _build(project)
+def test_a_damaged_entry_is_made_again(copied):
+    project = copied
     first = _outputs(project)
     _edit(project, *CARD)
     _build(project)
@@ -97,10 +110,9 @@ def test_a_damaged_entry_is_made_again(tmp_path):
     assert len(_kept(project)) >= 4
 
 
-def test_the_store_keeps_the_newest_packs_of_each_file(tmp_path):
+def test_the_store_keeps_the_newest_packs_of_each_file(copied):
     from generator.sheets.pack_store import KEEP
-    project = _project(tmp_path / "project")
-    _build(project)
+    project = copied
     for n in range(KEEP + 2):                       # every edit makes the two 3-player packs anew
         _edit(project, CARD[0], "motto: 红红火火" + "火" * n, "motto: 红红火火" + "火" * (n + 1))
         _build(project)

@@ -14,7 +14,7 @@ from jinja2 import Environment
 from generator.check.pdfread import MM
 from generator.check.preflight import preflight
 from generator.source.rulebook import keep_line_ends
-from tests.conftest import GAMES, ROOT, built, make_project, pnp
+from tests.conftest import GAMES, ROOT, built, make_project, pnp, seed_store
 
 
 def test_a_tag_ending_a_line_of_text_keeps_its_line_break():
@@ -127,11 +127,9 @@ def test_no_word_is_broken_at_a_card_line_end(tmp_path_factory, game):
 
 @pytest.fixture(scope="module")
 def nights_4p(tmp_path_factory):
-    """One seven-nights pack (English, 4 players, A4) in a project of its own."""
-    project = make_project(tmp_path_factory.mktemp("faults") / "p", ["seven-nights"])
-    result = pnp(project, "build", "seven-nights", "--lang", "en", "--players", "4", "--paper", "a4")
-    assert result.exit_code == 0, result.output
-    return project
+    """One seven-nights pack (English, 4 players, A4): the session's build of the game, which the
+    tests copy before they break a copy."""
+    return built(tmp_path_factory, "seven-nights").project
 
 
 def _copy(nights_4p, tmp_path):
@@ -162,8 +160,9 @@ def test_text_under_the_minimum_is_a_finding_naming_page_and_component(nights_4p
     assert any(f.startswith(f"page {marker}, panic-marker: text ") and "prints at 6.0 pt" in f for f in findings), findings
 
 
-def test_markdown_left_in_the_rulebook_stops_the_build(nights_4p, tmp_path):
+def test_markdown_left_in_the_rulebook_stops_the_build(nights_built, tmp_path):
     project = make_project(tmp_path / "p", ["seven-nights"])
+    seed_store(project, [nights_built])         # the faces and boards; the edited rulebook is laid out anew
     book = project / "cards/seven-nights/rulebook/en.md"
     text = book.read_text(encoding="utf-8")
     book.write_text(text.replace("## 4 A night in six steps\n", "## 4 A night in six steps\n\n| Lit | Fog |\n"),
@@ -193,8 +192,9 @@ def test_text_a_hidden_overflow_box_cuts_off_is_found_at_layout():
     assert clipped_text(whole) == []
 
 
-def test_a_table_cell_whose_text_wraps_past_its_row_stops_the_build(tmp_path):
+def test_a_table_cell_whose_text_wraps_past_its_row_stops_the_build(tmp_path, nights_built):
     project = make_project(tmp_path / "p", ["seven-nights"])
+    seed_store(project, [nights_built])         # the faces and pages; the edited piece is drawn anew
     pieces = project / "cards/seven-nights/pieces.yaml"
     text = pieces.read_text(encoding="utf-8")
     pieces.write_text(text.replace("columns: [10, 7, 8, 8, 10, 9, 13, 17, 17]", "columns: [12, 7, 8, 8, 10, 9, 13, 14, 18]", 1),

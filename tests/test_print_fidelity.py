@@ -47,12 +47,14 @@ def test_every_pack_passes_preflight_in_every_mode(every_mode, mode):
     packs = [l for l in written if "-rules-" not in l]           # the standalone rulebooks are written too
     assert len(packs) == 2 * sum(len(_packs(g)) for g in GAMES)
     assert all(l.endswith("preflight ok)") for l in written)
-    checked = 0
-    for pdf in sorted(project.glob(f"build/*/*-{mode}-*.pdf")):     # <pack>-<paper>-<mode>-<language>.pdf
-        checked += 1
+    pdfs = sorted(project.glob(f"build/*/*-{mode}-*.pdf"))     # <pack>-<paper>-<mode>-<language>.pdf
+    assert len(pdfs) == len(packs)
+    # Each pack was preflighted by the build that wrote it (its "preflight ok" above); the standalone
+    # command is run on one real pack of each game in this mode (the largest: most sheets to check).
+    for game in GAMES:
+        pdf = max((p for p in pdfs if p.parent.name == game), key=lambda p: p.stat().st_size)
         result = pnp(project, "preflight", str(pdf))
         assert result.exit_code == 0 and result.output.strip().endswith("— ok"), result.output
-    assert checked == len(packs)
 
 
 def _packs(game):
@@ -347,13 +349,14 @@ def test_calibration_scale_reads_the_correction():
 def test_ink_saver_drops_the_fills(cephiro, cephiro_built, tmp_path):
     seed_store(cephiro, [cephiro_built])        # the inked faces from the session's build
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4", "--ink-saver").exit_code == 0
-    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "2", "--paper", "a4").exit_code == 0
     inked = []
-    for name in ("cephiro-pillar-2p-a4-zh-Hans.pdf", "cephiro-pillar-2p-a4-inksaver-zh-Hans.pdf"):
-        manifest = json.loads((cephiro / "build/cephiro-pillar" / name).with_suffix(".json").read_text())
+    # the same pack printed normally: the session's build of it
+    for folder, name in ((cephiro_built.folder, "cephiro-pillar-2p-a4-zh-Hans.pdf"),
+                         (cephiro / "build/cephiro-pillar", "cephiro-pillar-2p-a4-inksaver-zh-Hans.pdf")):
+        manifest = json.loads((folder / name).with_suffix(".json").read_text())
         sheet = str(next(e["number"] for e in manifest["pages"] if e["role"] == "cards-front"))   # the first card sheet
         subprocess.run(["pdftoppm", "-r", "20", "-gray", "-f", sheet, "-l", sheet,
-                        str(cephiro / "build/cephiro-pillar" / name), str(tmp_path / name)], check=True)
+                        str(folder / name), str(tmp_path / name)], check=True)
         data = next(tmp_path.glob(f"{name}*.pgm")).read_bytes()
         pixels = data.split(b"\n", 3)[3]
         inked.append(sum(1 for v in pixels if v < 200) / len(pixels))

@@ -215,7 +215,9 @@ def test_the_faces_record_is_written_only_when_a_card_or_pack_is_new_to_it(warm)
         "trials/spirit-forest"]
 
 
-def test_two_builds_at_once_share_the_cache_safely(tmp_path):
+def test_two_builds_at_once_share_the_cache_safely(tmp_path, cephiro_built):
+    """Two cold builds at once in one project (one store): both succeed, leave no temporary file, and
+    write the pack a build alone writes (the session's cold build of the game, in another folder)."""
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
     command = [sys.executable, "-m", "generator", "--project", str(project), "build", "cephiro-pillar",
                "--players", "2", "--paper", "a4", "--lang", "zh-Hans"]
@@ -223,10 +225,8 @@ def test_two_builds_at_once_share_the_cache_safely(tmp_path):
             for _ in range(2)]
     outputs = [r.communicate(timeout=300)[0] for r in runs]
     assert [r.returncode for r in runs] == [0, 0], outputs
-    first = (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
-    shutil.rmtree(project / "build")
-    subprocess.run(command, check=True, capture_output=True)
-    assert (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == first
+    name = "cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf"
+    assert (project / "build" / name).read_bytes() == (cephiro_built.project / "build" / name).read_bytes()
     assert not list((project / "build").rglob("*.tmp"))
 
 
@@ -314,8 +314,9 @@ def test_a_cache_folder_made_by_another_build_meanwhile_is_kept(tmp_path, monkey
 
 # --- the no-change fast path --------------------------------------------------------------------
 
-def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path):
+def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path, cephiro_built):
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    seed_store(project, [cephiro_built])        # its faces and boards from the session's build (the stamp is what is tested)
     args = ("build", "cephiro-pillar", "--players", "2", "--paper", "a4")
     assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     again = pnp(project, *args)
@@ -507,9 +508,10 @@ def test_skipping_page_margin_boxes_changes_no_byte(tmp_path):
     assert [canonical_face(p, a) for p in patched.pages] == [canonical_face(p, b) for p in plain.pages]
 
 
-def test_reprint_takes_the_pack_that_was_built(cephiro):
+def test_reprint_takes_the_pack_that_was_built(cephiro, cephiro_built):
     """Built for 3 players only, a reprint is of the 3-player pack: the yellow and purple cards of
     the 5-player pack were never printed, so they are not 'changed'."""
+    seed_store(cephiro, [cephiro_built])        # its faces and boards from the session's build
     assert pnp(cephiro, "build", "cephiro-pillar", "--players", "3", "--paper", "a4").exit_code == 0
     path = cephiro / "cards/cephiro-pillar/oaths.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")

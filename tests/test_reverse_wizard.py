@@ -104,10 +104,11 @@ def test_reversal_tokens_are_two_sided(wizard_built):
     assert page_text(path, pages[1]["number"]).count("火光面") == 4
 
 
-def test_time_wheel_fits_one_sheet_with_fit(tmp_path):
+def test_time_wheel_fits_one_sheet_with_fit(tmp_path, wizard_built):
     """--fit prints a board larger than the sheet reduced onto one page, with the scale on it."""
     from tests.conftest import make_project
     project = make_project(tmp_path / "project", [GAME])
+    seed_store(project, [wizard_built])         # faces and drawings from the session's build: --fit places them
     assert pnp(project, "build", GAME, "--players", "4", "--paper", "a4", "--fit").exit_code == 0
     folder = project / "build" / GAME
     manifest = json.loads((folder / f"{GAME}-4p-a4-fit-zh-Hans.json").read_text())
@@ -170,7 +171,7 @@ def test_deck_count_that_does_not_add_up(wizard):
 
 def test_cost_above_the_mana_cap_is_a_note_or_an_error(wizard, wizard_built):
     seed_store(wizard, [wizard_built])          # validate makes every pack: the faces come from the session's store
-    result = pnp(wizard, "validate", GAME, "--verbose")
+    result = pnp(wizard, "validate", GAME, "--verbose", "--lang", "zh-Hans")     # (a note on the data: one edition)
     assert result.exit_code == 0
     assert "note: card 'yanbaoshu': costs 25, above the mana cap 20; playable only after its own cost reduction" \
         in result.output

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import pikepdf
 
 from generator.geometry import Rect, back_placement
-from tests.conftest import ROOT, make_project, pnp
+from tests.conftest import ROOT, make_project, pnp, seed_store
 from tests.pdfcheck import card_pages
 
 
@@ -25,8 +25,9 @@ def _build(project, game, *args):
     assert result.exit_code == 0, result.output
 
 
-def test_decks_share_sheets_and_keep_their_backs(tmp_path):
+def test_decks_share_sheets_and_keep_their_backs(tmp_path, cephiro_built):
     project = make_project(tmp_path / "p", ["cephiro-pillar"])
+    seed_store(project, [cephiro_built])        # faces, boards and pages from the session's build: this lays out sheets
     _build(project, "cephiro-pillar", "--players", "3", "--paper", "a4")
     _build(project, "cephiro-pillar", "--players", "3", "--paper", "a4", "--sheets", "per-deck")
     folder = project / "build/cephiro-pillar"
@@ -50,8 +51,9 @@ def test_decks_share_sheets_and_keep_their_backs(tmp_path):
         assert [p.label for p in placed] == [f"{s['component']} back" for s in entry["slots"]]
 
 
-def test_gutterfold_sheets_are_shared_without_mixing_sizes_or_stock(tmp_path):
+def test_gutterfold_sheets_are_shared_without_mixing_sizes_or_stock(tmp_path, wizard_built):
     project = make_project(tmp_path / "p", ["reverse-wizard"])
+    seed_store(project, [wizard_built])         # faces, boards and pages from the session's build: this lays out sheets
     _build(project, "reverse-wizard", "--players", "3", "--paper", "letter", "--duplex", "gutterfold")
     manifest = json.loads((project / "build/reverse-wizard/reverse-wizard-3p-letter-gutterfold-zh-Hans.json").read_text())
     decks = {c["id"]: c for c in manifest["components"] if c["kind"] == "deck"}

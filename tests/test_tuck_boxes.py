@@ -8,7 +8,7 @@ import pytest
 
 from generator.check.pdfread import walk
 from generator.sheets.tuck_boxes import GLUE, PLAY
-from tests.conftest import make_project, pnp
+from tests.conftest import built, make_project, pnp, seed_store
 
 STOCK = 0.32
 
@@ -16,6 +16,7 @@ STOCK = 0.32
 @pytest.fixture(scope="module")
 def boxed(tmp_path_factory):
     project = make_project(tmp_path_factory.mktemp("box") / "p", ["cephiro-pillar"])
+    seed_store(project, [built(tmp_path_factory, "cephiro-pillar")])   # faces, boards, pages: the boxes are what is new
     game = project / "cards/cephiro-pillar/game.yaml"
     game.write_text(game.read_text().replace("\npacks:", "\ntuck_boxes:\n  groups: [[power, trials], [oaths]]\npacks:", 1))
     result = pnp(project, "build", "cephiro-pillar", "--players", "4", "--paper", "a4")

@@ -80,7 +80,7 @@ BROKEN = [
 
 @pytest.mark.parametrize("name,old,new,marker,message", BROKEN, ids=[b[4][:40] for b in BROKEN])
 def test_broken_data_is_reported_at_its_line(cephiro, cephiro_built, name, old, new, marker, message):
-    seed_store(cephiro, [cephiro_built], only=("faces",))   # (a glyph checked on the faces: drawn cold, 15 s)
+    seed_store(cephiro, [cephiro_built])        # (a glyph checked on the faces: the edited card's face drawn anew)
     edit(cephiro, name, old, new)
     line = line_of(cephiro, name, marker.split("\n")[0]) if "ZZ" not in marker else None
     result = pnp(cephiro, "validate", GAME)
@@ -120,7 +120,8 @@ def test_rules_invariant_breaks_are_errors(cephiro):
     assert "rules check: power colour blue holds [1, 2, 3, 3, 4, 4, 6]" in result.output
 
 
-def test_build_refuses_on_error_and_writes_nothing(cephiro):
+def test_build_refuses_on_error_and_writes_nothing(cephiro, cephiro_built):
+    seed_store(cephiro, [cephiro_built])        # the first build's faces, boards and pages from the session's store
     assert pnp(cephiro, "build", GAME, "--players", "2", "--paper", "a4").exit_code == 0
     pdf = cephiro / "build" / GAME / f"{GAME}-2p-a4-zh-Hans.pdf"      # the data's language (the game has two)
     before = pdf.read_bytes()
@@ -144,7 +145,8 @@ def test_text_that_cannot_fit_fails_naming_the_card(cephiro):
     assert not list((cephiro / "build" / GAME).glob("*.pdf"))
 
 
-def test_slightly_long_text_is_shrunk_not_refused(cephiro):
+def test_slightly_long_text_is_shrunk_not_refused(cephiro, cephiro_built):
+    seed_store(cephiro, [cephiro_built])        # the other faces from the session's store: the long one is drawn anew
     edit(cephiro, "oaths.yaml", "effect: 你可以重新分配本轮的 ♡ 与 ✧。",
          "effect: " + "你可以重新分配本轮的 ♡ 与 ✧，" * 3 + "。")
     edit(cephiro, "oaths.yaml", "    effect: {type: rich, max_length: 60}", "    effect: {type: rich}")

@@ -320,6 +320,7 @@ def test_gutterfold_prints_every_back_beside_its_front(warm, tmp_path):
     the marker's back prints mirrored over the fold, the one-sided pieces are not folded."""
     project = _copy(warm, tmp_path)
     _sub(NM + "game.yaml", ", big: 1}", "}")(project)      # (wider than half a sheet: see the next test)
+    _sub(NM + "pieces.yaml", BIG, "")(project)             # (a piece in no pack is an error)
     _run(project, *ARGS, "--duplex", "gutterfold")
     pdf = project / "build" / GAME / f"{PACK}-gutterfold.pdf"
     assert _misplaced(pdf, "gutterfold") == []

@@ -27,7 +27,7 @@ test: $(TESTS)
 	$(COMPILE)
 	@echo "make test: the whole test suite, for contributors to pnp (about ten minutes on a 2-core machine;"
 	@echo "           making games needs only make kit)"
-	$(PY) -m pytest -q -n logical --dist loadfile
+	$(PY) -m pytest -q -n $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN) + 1 )) --dist loadfile
 
 bench: $(TESTS)
 	$(COMPILE)

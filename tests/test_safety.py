@@ -122,7 +122,8 @@ def _digests(folder: Path) -> dict[str, str]:
 
 def test_a_build_killed_at_any_moment_leaves_outputs_and_cache_sound(tmp_path):
     project = docs_game(tmp_path / "p")
-    command = [sys.executable, "-m", "generator", "--project", str(project), "build", GAME, "--paper", "a4"]
+    command = [sys.executable, "-m", "generator", "--project", str(project), "build", GAME, "--paper", "a4",
+               "--jobs", "2"]          # (render workers and helpers, to be killed with it)
     subprocess.run(command, check=True, capture_output=True)
     folder = project / "build" / GAME
     before = _digests(folder)

@@ -37,7 +37,7 @@ def _choice(values) -> click.Choice:
 DUPLEX_HELP = ("How backs print: long (default) or short edge flip; none: backs on separate sheets at the end; "
                "gutterfold: front and back side by side to fold.")
 JOBS_HELP = ("Processes rendering card faces; with 2 or more, an edition's rulebooks and packs are also shared by "
-             "two processes (default: every core).")
+             "two processes (default: the PNP_JOBS environment variable, else every core).")
 
 
 def _duplex_option(func):
@@ -45,7 +45,7 @@ def _duplex_option(func):
 
 
 def _jobs_option(func):
-    return click.option("--jobs", type=click.IntRange(1, 64), default=None, help=JOBS_HELP)(func)
+    return click.option("--jobs", type=click.IntRange(1, 64), default=None, envvar="PNP_JOBS", help=JOBS_HELP)(func)
 
 
 class Commands(click.Group):

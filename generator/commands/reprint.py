@@ -18,7 +18,7 @@ from io import BytesIO
 from pathlib import Path
 
 from generator.source.assets import Assets
-from generator.sheets.kit import (FACES_RECORD, check_game, edition_data, faces_for, keys_by_card, looks_by_card,
+from generator.sheets.kit import (FACES_RECORD, check_game, edition_inputs, faces_for, keys_by_card, looks_by_card,
                                   mark_printed, pick_pack, printed_key, read_record, record_key)
 from generator.render.cache import FaceCache
 from generator.source.game import Game
@@ -27,7 +27,6 @@ from generator.geometry import PAPERS
 from generator.source.options import PrintOptions
 from generator.sheets import written as written_record
 from generator.sheets.pack import PackBuilder, own_files, write_pack
-from generator.source import stamp
 from generator.source.project import Project
 from generator.render.cards import CardRenderer
 from generator.source.i18n import translator
@@ -191,9 +190,8 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
 def _entry(project: Project, game: Game, options: PrintOptions, players: int) -> dict:
     """A reprint's record in build/<game>/.written.json: its own variant (no build removes it), and the
     edition's inputs it was made from, so the site offers it only while the last build's are the same."""
-    made_from = stamp.edition_hash(project.root, game.id, game.language, edition_data(game))
     return {"language": game.language, "players": players, "optional": False, "reprint": True,
-            "variant": "reprint" + written_record.variant(options), "made_from": made_from}
+            "variant": "reprint" + written_record.variant(options), "made_from": edition_inputs(project, game)}
 
 
 def _in_game(game: Game, uid: str) -> bool:

@@ -446,8 +446,7 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     # The derived numbers are part of what the edition prints, and an edition's come from the source
     # language's data (a rule may read a number out of a card's text): made first. If derive()
     # fails, validation below says so.
-    made_from = None if derive(project, game) else stamp.edition_hash(project.root, game_id, game.language,
-                                                                      edition_data(game))
+    made_from = None if derive(project, game) else edition_inputs(project, game)
     inputs = made_from and stamp.with_settings(made_from, plain({"players": players, "papers": papers,
                                                                  "options": options}))
     kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
@@ -474,6 +473,12 @@ def _warn_stale_translations(project: Project, game: Game, say) -> None:
         say(f"warning: {edition_label(game)}: {count(len(stale), 'translation')} to review: the source text "
             f"changed since, and this edition prints the old translation until it is updated "
             f"(./pnp validate {game.id} --lang {game.language} --verbose lists them)")
+
+
+def edition_inputs(project: Project, game: Game) -> str:
+    """What every file a build of the edition writes is made from (stamp.edition_hash of its data and
+    files, the build's settings apart): the site offers a file only while its edition's is the same."""
+    return stamp.edition_hash(project.root, game.id, game.language, edition_data(game))
 
 
 def edition_data(game: Game) -> bytes:

@@ -175,6 +175,8 @@ def _distinct_players(spec: GameSpec, raw, problems: list[Problem]) -> None:
                                         f"player colour '{other}' (line {at})",
                                         "players tell their sets apart by colour, and by symbol without colour"))
             first.setdefault(same(value), (colour.id, line))
+
+
 def _rows(folder: Path, files: dict, display: str, key: str, problems: list[Problem]):
     """A file's list of cards, or the rows of the spreadsheet it names."""
     data = files[display]

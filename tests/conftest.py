@@ -191,3 +191,50 @@ def nights_built(tmp_path_factory) -> Built:
 @pytest.fixture(scope="session")
 def wizard_built(tmp_path_factory) -> Built:
     return built(tmp_path_factory, "reverse-wizard")
+
+
+# --- a crashed worker's report ------------------------------------------------------------------
+# A test worker killed by a fatal signal (a segfault in a C library) shows in the run's output only
+# as "node down" and a few lines of its stderr. Each worker writes Python's fatal-error report (every
+# thread's stack) to a file of its own, and the run prints any such report at its end.
+
+@pytest.hookimpl(trylast=True)     # after pytest's own faulthandler plugin, which reports to stderr
+def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        import tempfile
+        os.environ["PNP_TEST_CRASHES"] = tempfile.mkdtemp(prefix="pnp-test-crashes-")   # (workers inherit it)
+    elif os.environ.get("PNP_TEST_CRASHES"):
+        _enable_crash_report(Path(os.environ["PNP_TEST_CRASHES"]) / f"{worker}.txt")
+
+
+def _enable_crash_report(path: Path) -> None:
+    import faulthandler
+    global _CRASH_FILE
+    _CRASH_FILE = open(path, "w")             # kept open: the report is written by the signal handler
+    faulthandler.enable(file=_CRASH_FILE, all_threads=True)
+
+
+_CRASH_FILE = None
+
+
+def pytest_terminal_summary(terminalreporter):
+    folder = os.environ.get("PNP_TEST_CRASHES")
+    if os.environ.get("PYTEST_XDIST_WORKER") or not folder:
+        return
+    for report in sorted(Path(folder).glob("*.txt")):
+        text = report.read_text(errors="replace").strip()
+        if text:
+            terminalreporter.section(f"fatal error in worker {report.stem}", sep="=", red=True)
+            terminalreporter.write_line(_innermost(text))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _innermost(report: str, frames: int = 15) -> str:
+    """A fatal-error report with each thread's stack cut to its innermost frames (the rest is pytest's)."""
+    kept, depth = [], 0
+    for line in report.splitlines():
+        depth = depth + 1 if line.startswith("  File ") else 0
+        if depth <= frames:
+            kept.append(line)
+    return "\n".join(kept)

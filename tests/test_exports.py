@@ -284,10 +284,24 @@ def test_pdfx_needs_the_dtc_pdf(cephiro_built):
 
 # --- Tabletop Simulator ------------------------------------------------------------------------
 
+# One Tabletop Simulator export per game, its files addressed under a hosted copy of its folder,
+# read by every test about the export; seven-nights' decks are read from an export with the local
+# file URLs the default writes.
+HOSTED = ("--tts", "--tts-base-url", "https://example.org/kit/tts")
+
+
+def _local(kit, url: str) -> Path:
+    """The exported file a saved object's URL names."""
+    if url.startswith("file://"):
+        return Path(url.removeprefix("file://"))
+    assert url.startswith(HOSTED[-1] + "/")
+    return kit.folder / "tts-zh-Hans" / url.rsplit("/", 1)[1]
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
     kit = built(tmp_path_factory, game)
-    _, tts = _exported(kit, game, "--tts")
+    _, tts = _exported(kit, game, *(("--tts",) if game == "seven-nights" else HOSTED))
     counts = _pack_counts(kit)
     for deck, cards in counts.items():
         saved = tts[deck]
@@ -302,8 +316,9 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
         assert len(sheets) == -(-len(cards) // PER_SHEET)
         for key, sheet in sheets.items():
             assert sheet["NumWidth"] <= MAX_COLS and sheet["NumHeight"] <= MAX_ROWS
-            face = Path(sheet["FaceURL"].removeprefix("file://"))
-            back = Path(sheet["BackURL"].removeprefix("file://"))
+            if game == "seven-nights":
+                assert sheet["FaceURL"].startswith("file://") and sheet["BackURL"].startswith("file://")
+            face, back = _local(kit, sheet["FaceURL"]), _local(kit, sheet["BackURL"])
             assert face.is_file() and back.is_file()
             w, h = Image.open(face).size
             assert w <= MAX_PX and h <= MAX_PX
@@ -318,7 +333,7 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
 def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, game):
     """One saved object for the whole pack: every deck, and every piece copy at its printed size."""
     kit = built(tmp_path_factory, game)
-    _, tts = _exported(kit, game, "--tts", "--tts-base-url", "https://example.org/kit/tts")
+    _, tts = _exported(kit, game, *HOSTED)
     objects = tts[game]["ObjectStates"]
     decks = [o for o in objects if o["Name"] in ("DeckCustom", "CardCustom")]
     assert len(decks) == len(_pack_counts(kit))
@@ -348,7 +363,7 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
 
 
 def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):
-    _, tts = _exported(wizard_built, "reverse-wizard", "--tts")           # test_tts_decks' export
+    _, tts = _exported(wizard_built, "reverse-wizard", *HOSTED)           # test_tts_decks' export
     saved = tts["common"]
     deck = saved["ObjectStates"][0]
     assert set(deck["CustomDeck"]) == {"1", "2"}
@@ -359,7 +374,7 @@ def test_a_deck_of_more_than_69_designs_takes_two_sheets(wizard_built):
 def test_tts_sheet_shows_the_card_faces_at_trim(cephiro_built):
     """The first slot of the power sheet is red-1 at trim: its top-left pixel is the red pattern
     of the card's face, not white paper or bleed past the cut."""
-    _export(cephiro_built, "cephiro-pillar", "--tts")                      # test_tts_decks' export
+    _export(cephiro_built, "cephiro-pillar", *HOSTED)                      # test_tts_decks' export
     sheet = Image.open(cephiro_built.folder / "tts-zh-Hans/power-1.png").convert("RGB")
     r, g, b = sheet.getpixel((3, 3))
     assert r > 150 and g < 110 and b < 110

@@ -416,8 +416,9 @@ def _read_until(proc, word: str, lines: list, timeout: float = 120) -> str:
     raise AssertionError(f"pnp watch never said {word!r}:\n{''.join(lines)}")
 
 
-def test_watch_rebuilds_on_save_and_says_what(tmp_path):
+def test_watch_rebuilds_on_save_and_says_what(tmp_path, cephiro_built):
     project = make_project(tmp_path / "project", ["cephiro-pillar"])
+    seed_store(project, [cephiro_built])          # its first build is warm: the test is about the rebuild
     proc = subprocess.Popen([sys.executable, "-m", "generator", "--project", str(project), "watch", "cephiro-pillar",
                              "--players", "2", "--paper", "a4"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, bufsize=1)

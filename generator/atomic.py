@@ -13,7 +13,6 @@ import itertools
 import os
 import shutil
 import stat
-import threading
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
@@ -140,10 +139,10 @@ def writing(path: Path, durable: bool = True, remove_old: bool = False) -> Itera
         raise
 
 
-def stage(path: Path, data: bytes, durable: bool = True) -> Path:
-    """Write data to a temporary file beside path; return its name, for commit() to put in place
-    later (a build that writes several files commits them only once all are checked)."""
-    with _staging(path, durable) as (handle, tmp):
+def stage(path: Path, data: bytes) -> Path:
+    """Write data to a temporary file beside path, on disk; return its name, for commit() to put
+    in place later (a build that writes several files commits them only once all are checked)."""
+    with _staging(path, durable=True) as (handle, tmp):
         handle.write(data)
     return tmp
 
@@ -186,33 +185,6 @@ def _temporary(path: Path) -> tuple[int, Path]:
         except FileNotFoundError:
             path.parent.mkdir(parents=True, exist_ok=True)
             return os.open(tmp, _EXCLUSIVE, 0o600), tmp
-
-
-def flushed_meanwhile(paths: list[Path]) -> Callable[[], None]:
-    """Flush staged files (stage(..., durable=False)) to disk in a thread while the caller goes
-    on (the system call lets the interpreter run: a build reads its pack back meanwhile); the
-    call returned waits until they are on disk, and raises what flushing raised. Call it before
-    commit(), so a file is on disk before it takes its name, as stage() would have made sure."""
-    failed: list[OSError] = []
-
-    def flush() -> None:
-        try:
-            for path in paths:
-                fd = os.open(path, os.O_WRONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        except OSError as exc:
-            failed.append(exc)
-    thread = threading.Thread(target=flush, name="pnp-flush", daemon=True)
-    thread.start()
-
-    def wait() -> None:
-        thread.join()
-        if failed:
-            raise failed[0]
-    return wait
 
 
 def commit(tmp: Path, path: Path) -> None:

@@ -430,10 +430,14 @@ TITLES = ["Catan: Seafarers", "Blood Bowl #2", 'The "Best" Game', "Back\\slash \
 
 @pytest.mark.parametrize("title", TITLES)
 def test_new_writes_any_title_as_it_was_given(tmp_path, title):
+    """The title reaches game.yaml, rules.py and a CSS comment as given. The titles that could end
+    the comment or upset page 1's HTML are validated too (validate makes every pack); a colon, a hash
+    or quotes only test the YAML and Python quoting, read back here."""
     from generator.source.load import load_game
     project = tmp_path / "p"
     assert pnp(project, "new", "demo", "--title", title).exit_code == 0
-    assert pnp(project, "validate", "demo").exit_code == 0
+    if "*/" in title or "&" in title:
+        assert pnp(project, "validate", "demo").exit_code == 0
     game = load_game(Project.at(project), "demo")
     assert game.spec.title == title
     import importlib.util

@@ -231,8 +231,7 @@ def test_two_builds_at_once_share_the_cache_safely(tmp_path, cephiro_built):
 
 
 def test_a_pack_is_on_disk_before_it_takes_its_name(warm, monkeypatch):
-    """The pack and its manifest are flushed to disk while the preflight reads them back, and
-    each is on disk before it replaces the last build's file."""
+    """The pack and its manifest are each on disk before they replace the last build's files."""
     import os
     synced, replaced = set(), []
     real_fsync, real_replace = os.fsync, os.replace
@@ -254,15 +253,6 @@ def test_a_pack_is_on_disk_before_it_takes_its_name(warm, monkeypatch):
     assert sorted(name for _, name in outputs) == ["cephiro-pillar-2p-a4-zh-Hans.json",
                                                   "cephiro-pillar-2p-a4-zh-Hans.pdf"]
     assert all(on_disk for on_disk, _ in outputs)
-
-
-def test_a_flush_that_fails_is_raised_when_waited_for(tmp_path):
-    from generator.atomic import flushed_meanwhile
-    (tmp_path / "a").write_bytes(b"a")
-    flushed_meanwhile([tmp_path / "a"])()
-    wait = flushed_meanwhile([tmp_path / "a", tmp_path / "gone"])
-    with pytest.raises(FileNotFoundError):
-        wait()
 
 
 def test_a_written_file_takes_a_temporary_name_no_file_has_and_makes_its_folders(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ import orjson
 import pikepdf
 from pikepdf import Dictionary, Name
 
-from generator.atomic import commit, flushed_meanwhile, refuse_links, remove_outputs, stage
+from generator.atomic import commit, refuse_links, remove_outputs, stage
 from generator.pdfbytes import AS_IS, open_pdf, pdf_bytes, sha256_hex
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
@@ -373,17 +373,15 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     try:
         listing = manifest_json(manifest)
         for ext, data in (("pdf", pdf), ("json", listing)):
-            staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data, durable=False)
+            staged[folder / f"{name}.{ext}"] = stage(folder / f"{name}.{ext}", data)
         for file, data in cut_files(manifest).items():     # beside the pack: <pack>-cut/page-NN.svg|dxf
-            staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data, durable=False)
-        on_disk = flushed_meanwhile(list(staged.values()))     # while the preflight reads them
+            staged[folder / f"{name}-cut" / file] = stage(folder / f"{name}-cut" / file, data)
         report = passed
         if report is None:
             report = preflight(staged[folder / f"{name}.pdf"], staged[folder / f"{name}.json"],
                                display=project.display(folder / f"{name}.pdf"), memo=memo)
             _refuse(report, options)
         sheet_cache.forget(project, game.id, name)
-        on_disk()
         for target, tmp in staged.items():
             commit(tmp, target)
         staged = {}

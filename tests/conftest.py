@@ -193,6 +193,30 @@ def wizard_built(tmp_path_factory) -> Built:
     return built(tmp_path_factory, "reverse-wizard")
 
 
+
+# --- the repository's shared folders stay as they are --------------------------------------------
+# A test project links the repository's fonts/ and icons/ (make_project). A test that writes through
+# such a link rewrites the files every other test worker is reading at that moment: a font rewritten
+# in place while another build had it mapped killed that worker (SIGBUS), and a build that read it half
+# written drew every character as a missing glyph. Each test is checked for it when it ends.
+SHARED = ("fonts", "icons")
+
+
+def _shared_files() -> dict[str, tuple[int, int, int]]:
+    return {str(p.relative_to(ROOT)): (s.st_ino, s.st_size, s.st_mtime_ns)
+            for folder in SHARED for p in sorted((ROOT / folder).rglob("*"))
+            if p.is_file() and not p.is_symlink() for s in [p.stat()]}
+
+
+@pytest.fixture(autouse=True)
+def _shared_folders_untouched():
+    before = _shared_files()
+    yield
+    after = _shared_files()
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    assert not changed, (f"the repository's {', '.join(SHARED)} changed during this test (written through a "
+                         f"test project's link, by this test or another worker's): {changed[:5]}")
+
 # --- a crashed worker's report ------------------------------------------------------------------
 # A test worker killed by a fatal signal (a segfault in a C library) shows in the run's output only
 # as "node down" and a few lines of its stderr. Each worker writes Python's fatal-error report (every

@@ -96,7 +96,7 @@ def _subset_fonts(assets: Assets, folder, page: str) -> None:
     import uharfbuzz as hb
     wanted = {ord(c) for c in page}
     for font in assets.fonts:
-        face = hb.Face(hb.Blob(font.path.read_bytes()))
+        face = hb.Face(hb.Blob.from_file_path(str(font.path)))
         plan = hb.SubsetInput()
         plan.sets(hb.SubsetInputSets.UNICODE).update(wanted & set(face.unicodes))
         write_atomic(folder / "fonts" / f"{font.path.stem}.ttf", bytes(hb.subset(face, plan).blob.data), durable=False)

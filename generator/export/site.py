@@ -505,7 +505,7 @@ def _fonts(assets: Assets, text: str) -> list[dict]:
     wanted = {ord(c) for c in text}
     fonts = []
     for font in assets.fonts:
-        covered = sorted(wanted & set(hb.Face(hb.Blob(font.path.read_bytes())).unicodes))
+        covered = sorted(wanted & set(hb.Face(hb.Blob.from_file_path(str(font.path))).unicodes))
         if covered:
             fonts.append({"family": font.family, "weight": font.weight, "url": f"fonts/{font.path.stem}.ttf",
                           "range": unicode_range(covered)})
@@ -528,7 +528,7 @@ def _subset_fonts(assets: Assets, root: Path, text: str, written: set[Path]) -> 
     import uharfbuzz as hb
     wanted = {ord(c) for c in text}
     for font in assets.fonts:
-        face = hb.Face(hb.Blob(font.path.read_bytes()))
+        face = hb.Face(hb.Blob.from_file_path(str(font.path)))
         plan = hb.SubsetInput()
         plan.sets(hb.SubsetInputSets.UNICODE).update(wanted & set(face.unicodes))
         _write(root / "fonts" / f"{font.path.stem}.ttf", bytes(hb.subset(face, plan).blob.data), written)

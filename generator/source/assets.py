@@ -100,7 +100,7 @@ class Assets:
         """Code points each font family can draw (all weights of a family share a subset)."""
         cover: dict[str, set[int]] = {}
         for font in self.fonts:
-            cover.setdefault(font.family, set()).update(hb.Face(hb.Blob(font.path.read_bytes())).unicodes)
+            cover.setdefault(font.family, set()).update(hb.Face(hb.Blob.from_file_path(str(font.path))).unicodes)
         return cover
 
     @functools.cached_property

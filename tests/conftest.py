@@ -194,6 +194,13 @@ def wizard_built(tmp_path_factory) -> Built:
 
 
 
+
+def browser_env() -> dict[str, str]:
+    """The environment of a browser a test starts: the machine's own fonts. (A build in the test's
+    process points FONTCONFIG_FILE at its project's configuration, which holds no fonts: pages draw
+    with their @font-face fonts only.)"""
+    return {k: v for k, v in os.environ.items() if k != "FONTCONFIG_FILE"}
+
 # --- the repository's shared folders stay as they are --------------------------------------------
 # A test project links the repository's fonts/ and icons/ (make_project). A test that writes through
 # such a link rewrites the files every other test worker is reading at that moment: a font rewritten

@@ -10,7 +10,7 @@ import pytest
 
 from generator.export.gallery import serve
 from generator.source.project import Project
-from tests.conftest import GAMES, built, gallery_made
+from tests.conftest import browser_env, built, gallery_made, GAMES
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -20,7 +20,7 @@ def browser():
     assert CHROMIUM, "the gallery test needs Debian's chromium (tools/install-system-deps.sh installs it)"
     from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], env=browser_env())
         yield chromium
         chromium.close()
 

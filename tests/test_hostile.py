@@ -269,6 +269,24 @@ def test_render_workers_end_when_their_build_is_killed(market):
     assert left == []
 
 
+def test_a_build_keeps_no_file_of_the_project_s_fonts_mapped(tmp_path):
+    """A font file rewritten in place (an editor, a sync tool) while a process has it mapped ends that
+    process with SIGBUS, no error line. A build draws with WeasyPrint's own copies of the fonts: after
+    it, no file of fonts/ is mapped in its process. (fontconfig listed fonts/, and pango mapped its
+    fonts for as long as the process lived.)"""
+    maps = Path("/proc/self/maps")
+    if not maps.exists():
+        pytest.skip("no /proc/self/maps on this system")
+    project = tmp_path / "sizes"
+    shutil.copytree(ROOT / "tests/fixtures/sizes", project)
+    shutil.copytree(ROOT / "fonts", project / "fonts")          # its own: no other test maps these files
+    (project / "icons").symlink_to(ROOT / "icons")
+    result = pnp(project, "build", "sizes", "--paper", "a4", "--jobs", "1")     # drawn in this process
+    assert result.exit_code == 0, result.output
+    fonts = f"{(project / 'fonts').resolve()}/"
+    assert [line for line in maps.read_text().splitlines() if fonts in line] == []
+
+
 def test_a_full_disk_is_one_line_and_exit_1(market, monkeypatch):
     import errno
     import generator.atomic as atomic

@@ -184,8 +184,10 @@ def test_a_reduced_figure_says_so_and_is_exempt(cephiro_built):
 def test_text_a_hidden_overflow_box_cuts_off_is_found_at_layout():
     from generator.render.cards import clipped_text
     from generator.render.weasy import weasyprint
-    html = ('<style>@page {{ size: 60mm 40mm; margin: 0 }} div {{ overflow: hidden; width: 30mm; height: {h}mm; '
-            'font-size: 9pt }}</style><div>Shared fire and a longer header</div>')
+    font = (ROOT / "fonts/NotoSans-Regular.ttf").as_uri()       # a bundled font (fontconfig has none of its own)
+    html = ('<style>@page {{ size: 60mm 40mm; margin: 0 }} @font-face {{ font-family: t; src: url(' + font + ') }} '
+            'div {{ overflow: hidden; width: 30mm; height: {h}mm; font: 9pt t }}</style>'
+            '<div>Shared fire and a longer header</div>')
     clipped = weasyprint().HTML(string=html.format(h=6)).render().pages[0]           # one line and a half
     whole = weasyprint().HTML(string=html.format(h=20)).render().pages[0]
     assert clipped_text(clipped) == ["longer header"]          # the line under the box's edge

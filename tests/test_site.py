@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from generator.export.site import page_ranges, unicode_range
-from tests.conftest import GAMES, built, gallery_made, make_project, pnp
+from tests.conftest import browser_env, built, gallery_made, GAMES, make_project, pnp
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
@@ -50,7 +50,7 @@ def browser():
     assert CHROMIUM, "the site test needs Debian's chromium (tools/install-system-deps.sh installs it)"
     from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], env=browser_env())
         yield chromium
         chromium.close()
 

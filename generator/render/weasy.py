@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 import types
+import warnings
 from pathlib import Path
 
 from generator.processes import at_helper_exit
@@ -48,13 +49,14 @@ def weasyprint():
     real = ctypes.util.find_library
     ctypes.util.find_library = lambda name: None
     try:
-        with _lazy(LAZY), _deferred(DEFERRED), _precompiled_ffi():
+        with _lazy(LAZY), _deferred(DEFERRED), _precompiled_ffi(), _fontconfig_without_fonts():
             import weasyprint as module
     except OSError:
         for name in [m for m in sys.modules if m == "weasyprint" or m.startswith("weasyprint.")]:
             del sys.modules[name]
         ctypes.util.find_library = real
-        import weasyprint as module
+        with _fontconfig_without_fonts():
+            import weasyprint as module
     finally:
         ctypes.util.find_library = real
     # WeasyPrint lets Pillow load a truncated image, for every image of the process: a picture
@@ -62,6 +64,16 @@ def weasyprint():
     from PIL import ImageFile
     ImageFile.LOAD_TRUNCATED_IMAGES = False
     return module
+
+
+@contextlib.contextmanager
+def _fontconfig_without_fonts():
+    """fontconfig is given no fonts of its own (source/project.py, isolate_fonts): pages draw with
+    their @font-face fonts only. WeasyPrint's import warns of that ("No fonts configured in
+    FontConfig"): silenced, that message alone."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="No fonts configured in FontConfig", category=UserWarning)
+        yield
 
 
 _FONT_CONFIGS: dict[str, tuple[str, object, int]] = {}     # purpose -> (key, configuration, its process)

@@ -98,11 +98,15 @@ def find_root(folder: str | os.PathLike) -> Path | None:
 
 
 def isolate_fonts(project: Project) -> None:
-    """Point fontconfig at the project's fonts only, before pango/weasyprint load.
+    """Give fontconfig no fonts of its own, before pango/weasyprint load: pages draw only with the
+    bundled fonts their @font-face rules name, which WeasyPrint copies for the process.
 
     Without this, text that the bundled fonts cannot draw would silently fall back to
     whatever fonts this machine has, and the same input would print differently on
-    another machine.
+    another machine. The project's fonts/ folder is not listed either: pango would map its files
+    for as long as the process lives (and take them before WeasyPrint's copies), and a font
+    file rewritten in place meanwhile (an editor, a sync tool) ends a process that has it
+    mapped with SIGBUS, no error line. The copies are the process's own.
     """
     cache = project.build / ".cache" / "fontconfig"
     conf = cache / "fonts.conf"
@@ -110,7 +114,7 @@ def isolate_fonts(project: Project) -> None:
     cache.mkdir(parents=True, exist_ok=True)
     text = (
         '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
-        f"  <dir>{project.fonts}</dir>\n  <cachedir>{cache}</cachedir>\n</fontconfig>\n"
+        f"  <cachedir>{cache}</cachedir>\n</fontconfig>\n"
     )
     if not conf.exists() or conf.read_text() != text:
         conf.write_text(text)

@@ -193,19 +193,19 @@ def wizard_built(tmp_path_factory) -> Built:
     return built(tmp_path_factory, "reverse-wizard")
 
 
-
-
 def browser_env() -> dict[str, str]:
     """The environment of a browser a test starts: the machine's own fonts. (A build in the test's
     process points FONTCONFIG_FILE at its project's configuration, which holds no fonts: pages draw
     with their @font-face fonts only.)"""
     return {k: v for k, v in os.environ.items() if k != "FONTCONFIG_FILE"}
 
+
 # --- the repository's shared folders stay as they are --------------------------------------------
 # A test project links the repository's fonts/ and icons/ (make_project). A test that writes through
-# such a link rewrites the files every other test worker is reading at that moment: a font rewritten
-# in place while another build had it mapped killed that worker (SIGBUS), and a build that read it half
-# written drew every character as a missing glyph. Each test is checked for it when it ends.
+# such a link rewrites the files every other test worker is reading at that moment: a font truncated
+# while another build has it mapped ends that worker (SIGBUS: most likely a CI worker's crash), and a
+# build that read it half written drew every character as a missing glyph. Each test is checked for
+# it when it ends.
 SHARED = ("fonts", "icons")
 
 
@@ -223,6 +223,7 @@ def _shared_folders_untouched():
     changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
     assert not changed, (f"the repository's {', '.join(SHARED)} changed during this test (written through a "
                          f"test project's link, by this test or another worker's): {changed[:5]}")
+
 
 # --- a crashed worker's report ------------------------------------------------------------------
 # A test worker killed by a fatal signal (a segfault in a C library) shows in the run's output only

@@ -96,10 +96,7 @@ def record_edition(root: Path, game_id: str, language: str, written: list[str], 
 def made_from(folder: Path, language: str) -> str | None:
     """What the last build of an edition was made from (edition_hash), read from its stamp in
     build/<game>/ (`folder`): the files recorded as made from the same are current."""
-    try:
-        value = json.loads((folder / _edition_stamp(language)).read_text()).get("made_from")
-    except (OSError, ValueError, AttributeError):
-        return None
+    value = _field(folder / _edition_stamp(language), "made_from")
     return value if isinstance(value, str) else None
 
 
@@ -209,20 +206,22 @@ def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list
 
 def outside_reads(root: Path, game_id: str) -> list[Path]:
     """The files outside the project's folders the last build read (for `pnp watch`)."""
-    try:
-        read = json.loads((root / "build" / game_id / STAMP).read_text()).get("read", {})
-    except (OSError, ValueError, AttributeError):
-        return []
+    read = _field(root / "build" / game_id / STAMP, "read")
     return [root / name for name in read] if isinstance(read, dict) else []
 
 
 def warnings(root: Path, game_id: str, name: str = STAMP) -> list[str]:
     """The warnings the last build gave (see record)."""
-    try:
-        said = json.loads((root / "build" / game_id / name).read_text()).get("warnings")
-    except (OSError, ValueError, AttributeError):
-        return []
+    said = _field(root / "build" / game_id / name, "warnings")
     return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
+
+
+def _field(path: Path, key: str):
+    """One field of a stamp; None if the stamp cannot be read or is not a record."""
+    try:
+        return json.loads(path.read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None,

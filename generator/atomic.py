@@ -27,7 +27,7 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
 
 
 def write_record(path: Path, value, durable: bool = False, sort_keys: bool = False) -> None:
-    """A build's own JSON record (a cache index, a memo), compact, by orjson (a 5,000-card pack's
+    """A build's own JSON record (a memo), compact, by orjson (a 5,000-card pack's
     records are megabytes, written on every rebuild). Whatever is in its place is replaced, even
     a folder made by hand or a tool: a record is only a record, made again.
 
@@ -40,20 +40,6 @@ def write_record(path: Path, value, durable: bool = False, sort_keys: bool = Fal
     option = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     with writing(path, durable, remove_old=not durable) as handle:
         handle.write(orjson.dumps(value, option=option))
-
-
-# A cache's record that lacks a few of what a build used costs the next build little: each missing
-# entry is worked out again (a card's chunk parsed alone, its template run, a face's manifest read:
-# a fraction of a millisecond), while writing a record of 5,000 entries costs milliseconds on every
-# build (at 5,000 cards the faces index, the template memo and the YAML record: 25 ms a rebuild).
-REWRITE_SHARE = 256
-
-
-def worth_rewriting(differing: int, entries: int) -> bool:
-    """Whether a cache's record should be written again now: more than one in REWRITE_SHARE of
-    its `entries` (what this build used) differ from the file (new, changed, no longer used).
-    A designer editing a card or two at a time leaves a large game's records as they were."""
-    return differing * REWRITE_SHARE > entries
 
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) \

@@ -259,32 +259,6 @@ def test_after_any_edits_a_cached_build_equals_a_cold_one(tmp_path_factory, edit
         shutil.move(aside, project / "build")
 
 
-def test_cache_records_left_unwritten_change_nothing_built(tmp_path_factory, monkeypatch):
-    """No cache record worth writing again (atomic.REWRITE_SHARE 0, as for a large game after a
-    small edit): after every kind of edit, each built twice, the faces index and the template memo
-    are still the warm build's, what they lack is worked out again, and the pack is byte for byte
-    a cold build's."""
-    from generator import atomic
-    project = _warm(tmp_path_factory)
-    cache = project / "build/.cache"
-    records = sorted(cache.glob("faces/index-*.json")) + sorted(cache.glob("templates/*.json"))
-    assert len(records) == 2
-    before = [path.read_bytes() for path in records]
-    monkeypatch.setattr(atomic, "REWRITE_SHARE", 0)
-    for edit in EDITS:
-        edit(project)
-        build(project)
-        assert build(project) == []                         # drawn once, then found without the records
-    assert [path.read_bytes() for path in records] == before
-    cached = (project / PACK).read_bytes()
-    shutil.move(project / "build", project.parent / "build-cached")
-    build(project)
-    assert (project / PACK).read_bytes() == cached
-
-
-_WARM: dict = {}
-
-
 def _warm(factory) -> Path:
     """A fresh copy of one warm project (built once, its cache kept) for each example."""
     if "base" not in _WARM:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from generator.source.assets import Assets, describe_char, icon_hint
 from generator.errors import Problem, abbreviate, errors_only
@@ -29,10 +29,20 @@ from generator.source.yamlsrc import line_at
 MAX_PIECE_COPIES = 1000     # far more tokens than any box holds; a larger count is a mistake
 
 
+class Validation(NamedTuple):
+    problems: list[Problem]
+    rulebook: Any = None        # the rulebook checked (source/rulebook.py Rulebook), its texts made: a build lays them out
+
+
 def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
+    return validated(project, game, assets).problems
+
+
+def validated(project: Project, game: Game, assets: Assets) -> Validation:
+    """Every check, in order, and the rulebook they read."""
     problems = derive(project, game)
     if problems:
-        return problems
+        return Validation(problems)
     problems += rules_checks(project, game)
     packs = pack_checks(project, game)
     problems += packs
@@ -41,31 +51,34 @@ def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
     problems += tuck_box_checks(game)
     problems += text_checks(game, assets)
     problems += claim_checks(game)
+    book = None
     if not errors_only(packs):     # the rulebook reads the packs: it would only echo their mistake elsewhere
-        problems += rulebook_checks(project, game, assets)
+        found, book = rulebook_checks(project, game, assets)
+        problems += found
     problems += translation_checks(project, game)
-    return problems
+    return Validation(problems, book)
 
 
-def rulebook_checks(project: Project, game: Game, assets: Assets) -> list[Problem]:
+def rulebook_checks(project: Project, game: Game, assets: Assets) -> tuple[list[Problem], Any]:
     """The rulebook's Markdown and every expression in it, for each pack and for every player count
-    (the standalone rules): a mistake is a problem at its line of the .md file."""
+    (the standalone rules): a mistake is a problem at its line of the .md file. With no problem,
+    the Rulebook checked too, which holds each pack's text."""
     from generator.errors import PnpError
     from generator.source.rulebook import Rulebook, rulebook_file
     from generator.source.i18n import translator
     path = rulebook_file(game)
     if path is None:
-        return _rulebook_missing(project, game)
+        return _rulebook_missing(project, game), None
     untranslated = _rulebook_untranslated(project, game, path)
     if untranslated:
-        return untranslated
+        return untranslated, None
     try:
         book = Rulebook(game, path, project.display(path), assets, translator(game.spec.language).gettext)
         for pack in [*game.packs, None]:
             book.text(pack)
     except PnpError as exc:
-        return exc.problems
-    return []
+        return exc.problems, None
+    return [], book
 
 
 def _rulebook_missing(project: Project, game: Game) -> list[Problem]:

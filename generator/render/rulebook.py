@@ -60,12 +60,13 @@ ICON_URL = re.compile(r'src="(icons/[^"]+)"')
 class RulebookRenderer:
     """Renders one game's rulebook for each pack (and once for every player count)."""
 
-    def __init__(self, project, assets, game, card_renderer=None):
+    def __init__(self, project, assets, game, card_renderer=None, book=None):
         self.project, self.assets, self.game = project, assets, game
         self.cards = card_renderer
         self.path = rulebook_file(game)
         self._ = translator(game.spec.language).gettext          # the engine's own words (Contents …)
-        self.book = Rulebook(game, self.path, project.display(self.path), assets, self._) if self.path else None
+        # `book`: the Rulebook validation checked, with the texts it made (the same source and words)
+        self.book = book or (Rulebook(game, self.path, project.display(self.path), assets, self._) if self.path else None)
         self.size = page_size(game)
         self.hashes = FileHashes(project)
         self.store = FaceCache(project, "rulebook")      # kept like a face, under a key of all that decides it

@@ -11,8 +11,7 @@ picture it looked up, and the other cards and tables if it read them. An entry i
 when every one of those is as it was, exactly as the face cache trusts its faces.
 
 One file per game and language under build/.cache/templates/, replaced whole when an entry was
-dropped or more than a few were added (a large game's rebuild after a one-card edit leaves it as it
-was: that card's template runs again next time); a damaged file is an empty memo. Renders for an
+added or dropped; a damaged file is an empty memo. Renders for an
 export at another --dpi or for PDF/X (which keeps pictures' profiles) do not use it: they prepare
 their pictures anew.
 """
@@ -22,7 +21,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-from generator.atomic import read_record, worth_rewriting, write_record
+from generator.atomic import read_record, write_record
 from generator.fingerprint import engine_fingerprint
 from generator.render.cache import absolute_name, relative_name
 
@@ -178,10 +177,8 @@ class TemplateMemo:
         self._forgotten = True
 
     def save(self) -> None:
-        """Write the memo when this build dropped from it, or added enough to it (a template
-        whose entry is not written runs again next time: atomic.worth_rewriting)."""
-        added = sum(1 for e in self._new.values() if e.get("added"))
-        if not self._forgotten and not (added and worth_rewriting(added, len(self._new))):
+        """Write the memo when this build added to it or dropped from it."""
+        if not self._forgotten and not any(e.get("added") for e in self._new.values()):
             return
         self._forgotten = False
         unused = [(k, e) for k, e in ((k, self._recorded(k)) for k in list(self._old) if k not in self._new)

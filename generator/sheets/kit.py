@@ -26,7 +26,7 @@ from generator.render.rulebook import RulebookRenderer
 from generator.source.project import Project
 from generator.render.art import MIN_DPI
 from generator.render.cards import CardRenderer, Face
-from generator.check.validate import derive, validate
+from generator.check.validate import derive, validated
 from generator.source import reads, stamp
 from generator.source.context import plain
 from generator.source.words import count
@@ -38,6 +38,7 @@ FACES_RECORD = ".faces.json"
 class Checked:
     game: Game
     notes: list[Problem] = field(default_factory=list)
+    rulebook: object = None     # the Rulebook validation checked (source/rulebook.py), with its texts
 
 
 def check_game(project: Project, assets: Assets, game_id: str, lang: str | None = None,
@@ -51,13 +52,13 @@ def check_game(project: Project, assets: Assets, game_id: str, lang: str | None 
 
 def check_loaded(project: Project, assets: Assets, game: Game, templates: bool = False) -> Checked:
     """check_game for an edition already loaded."""
-    problems = validate(project, game, assets.edition(game.spec.language))
+    problems, rulebook = validated(project, game, assets.edition(game.spec.language))
     errors = errors_only(problems)
     if not errors and (templates or not game.is_source):
         errors = face_checks(project, assets, game)
     if errors:
         raise PnpError(errors)
-    return Checked(game, [p for p in problems if p.note])
+    return Checked(game, [p for p in problems if p.note], rulebook)
 
 
 def face_checks(project: Project, assets: Assets, game: Game) -> list[Problem]:
@@ -332,7 +333,7 @@ class Gathered:
         pdf, manifest = self.made(pack, paper)
         try:
             path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      passed=builder.taken)
+                                      passed=builder.taken, shared=builder.passed_checks)
             builder.keep(report)
         except PnpError:
             if not builder.built_on_last:
@@ -340,7 +341,8 @@ class Gathered:
             # Built on the last file and refused by preflight: its record was not the file's
             # (edited by hand, say). Built whole, the pack is checked again on its own.
             pdf, manifest = builder.build(pack, paper, whole=True)
-            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last)
+            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
+                                      shared=builder.passed_checks)
         return path, report, manifest
 
 
@@ -387,7 +389,7 @@ def gather(project: Project, assets: Assets, game_id: str, players: list[int] | 
     rendered = renderer.render(list(faces.values()), jobs=jobs, stream=True,
                                progress=(lambda total: progress(label, total)) if progress else None)
     try:
-        rulebook = RulebookRenderer(project, assets, game, renderer)
+        rulebook = RulebookRenderer(project, assets, game, renderer, checked.rulebook)
         builder = PackBuilder(project, assets, game, rendered, faces, options, rulebook=rulebook)
         paper_list = papers or list(PAPERS)
         rulebook.lay_out_beside([None] + packs, jobs)
@@ -424,11 +426,12 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
                   templates=True)
     for pack, paper, pdf, manifest in made.packs_made():
         if made.builder.taken is None:          # a pack the store kept passed when it was kept
-            check_pack(project, made.game, pack, paper, pdf, manifest)      # what write_pack checks
+            check_pack(project, made.game, pack, paper, pdf, manifest,      # what write_pack checks
+                       shared=made.builder.passed_checks)
     for rules in made.rules:
         if rules.passed is None:
             check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,
-                       name=rules.name)
+                       name=rules.name, shared=made.builder.passed_checks)
     return Checked(made.game, made.notes)
 
 
@@ -527,7 +530,7 @@ def _write_edition(project: Project, assets: Assets, game: Game, players, papers
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
-                                  name=rules.name, passed=rules.passed)
+                                  name=rules.name, passed=rules.passed, shared=builder.passed_checks)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
         say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "

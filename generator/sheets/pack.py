@@ -69,6 +69,7 @@ class PackBuilder:
         self.boxes = BoxSheets(assets, game, rendered, faces, options)
         self.store = pack_store.PackStore(project)
         self.taken: "Report | None" = None      # preflight's report of the pack last taken from the store
+        self.passed_checks: dict = {}           # what this edition's preflights passed so far (check/checked.py)
         self.keeping: pack_store.Made | None = None     # the pack last made, to keep once it passes preflight
 
     @functools.cached_property
@@ -355,19 +356,20 @@ def _one_per_line(items: list, depth: int) -> str:
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
                name: str | None = None, sheets: tuple | None = None,
-               passed: "Report | None" = None) -> tuple[str, "Report"]:
+               passed: "Report | None" = None, shared: dict | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones. The
     preflight reads again in full only what the last one of this file did not pass in the same
     bytes (check/checked.py); its record is kept by the written file's name. `sheets`
     (PackBuilder.last) is recorded for the next build of this pack to build on. `passed`: the
     report of a pack taken from the store, which passed preflight in these bytes when it was kept
-    (sheets/pack_store.py): not checked again."""
+    (sheets/pack_store.py): not checked again. `shared`: what the edition's earlier preflights
+    passed (PackBuilder.passed_checks), offered to this one's memo."""
     from generator.check.preflight import preflight
     folder = project.build / game.id
     name = name or pack_name(game, pack, paper, options, name_key)
     record = preflight_record(project, game, name)
-    memo = Memo.load(record, memo_context(project), game._passed_checks)
+    memo = Memo.load(record, memo_context(project), shared)
     staged = {}
     refuse_links(folder / f"{name}-cut", project.build)     # before a cut file is written or removed there
     try:
@@ -412,14 +414,15 @@ def _refuse(report: "Report", options: PrintOptions) -> None:
 
 
 def check_pack(project: Project, game: Game, pack: PackSpec | None, paper: str, pdf: bytes, manifest: dict,
-               options: PrintOptions = PrintOptions(), name: str | None = None) -> "Report":
+               options: PrintOptions = PrintOptions(), name: str | None = None,
+               shared: dict | None = None) -> "Report":
     """The preflight write_pack runs, on a pack made in memory (`pnp validate`): checked from a
     scratch folder outside the project, named as the build would name it; nothing in build/ changes."""
     import tempfile
     from generator.check.preflight import preflight
     name = name or pack_name(game, pack, paper, options)
     # the last build's record of this file's checked pages, read only: the same bytes pass the same
-    memo = Memo.load(preflight_record(project, game, name), memo_context(project), game._passed_checks)
+    memo = Memo.load(preflight_record(project, game, name), memo_context(project), shared)
     with tempfile.TemporaryDirectory(prefix="pnp-validate-") as scratch:
         pdf_path, listing = Path(scratch) / f"{name}.pdf", Path(scratch) / f"{name}.json"
         pdf_path.write_bytes(pdf)

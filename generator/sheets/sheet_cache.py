@@ -68,28 +68,12 @@ def context_key(name: str, options, fonts=()) -> str:
 def sheet_key(placements, marks, page_size, rotations, fold) -> str:
     """A hash of what the imposer draws: each slot's face, label and geometry, the marks, page
     size, rotations and fold. Geometry is hashed as the repr of tuples of floats, which is
-    exact; the slots' rectangles and a grid's marks are the same objects on every sheet of a
-    grid (worked out once), so each one's repr is made once a run."""
+    exact."""
     digest = hashlib.sha256(repr((tuple(page_size), tuple(rotations or ()), fold and _mark(fold))).encode())
-    digest.update(_once(marks, lambda: repr([_mark(m) for m in marks])).encode())
+    digest.update(repr([_mark(m) for m in marks]).encode())
     for key, _, trim, clip, bleed, label in placements:
-        digest.update(f"\n{key} {_once(trim, lambda: repr(_rect(trim)))} {_once(clip, lambda: repr(_rect(clip)))} "
-                      f"{bleed!r} {label!r}".encode())
+        digest.update(f"\n{key} {_rect(trim)!r} {_rect(clip)!r} {bleed!r} {label!r}".encode())
     return digest.hexdigest()[:32]
-
-
-_REPRS: dict[int, tuple[object, str]] = {}
-
-
-def _once(value, make) -> str:
-    """make()'s text for this very object, made once while it lives (kept here with it, so its
-    id cannot be another's)."""
-    known = _REPRS.get(id(value))
-    if known is None:
-        if len(_REPRS) > 4096:       # a long `pnp watch` makes new grids on every rebuild
-            _REPRS.clear()
-        known = _REPRS[id(value)] = (value, make())
-    return known[1]
 
 
 def _rect(r: Rect) -> tuple:

@@ -96,12 +96,6 @@ class Game:
     # pack key -> {piece id: copies in that pack}: the counts game.yaml gives, as validate (pack_checks)
     # resolved them; empty until then
     piece_counts: dict[str, dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
-    # pack_cards' answers (not an __init__ argument: an edition made by dataclasses.replace gets its own)
-    _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    # the rulebook's text for each pack, made once (validate checks it, the build lays it out)
-    _rulebook_texts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    # what the preflights of this edition's packs passed so far, offered to the next (check/checked.py)
-    _passed_checks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def data_game(self) -> "Game":
@@ -159,19 +153,12 @@ class Game:
         return next(c for c in self.spec.player_colours if c.id == colour_id)
 
     def pack_cards(self, pack: PackSpec, deck_id: str) -> list[tuple[Card, int]]:
-        """The cards of one deck in a pack, with their copy counts (zero-count cards left out);
-        worked out once a pack and deck (validation, the faces and the sheets all ask). Not to be
-        changed by the caller."""
-        cards = self.decks[deck_id].cards
-        known = self._chosen.get((id(pack), deck_id))
-        if known is not None and known[0] is pack and known[1] is cards:
-            return known[2]
+        """The cards of one deck in a pack, with their copy counts (zero-count cards left out)."""
         entry = pack.decks[deck_id]
         chosen = []
-        for card in cards:
+        for card in self.decks[deck_id].cards:
             if all(card.fields.get(key) in allowed for key, allowed in entry.where.items()):
                 copies = card.copies_for(pack.players)
                 if copies:
                     chosen.append((card, copies))
-        self._chosen[id(pack), deck_id] = (pack, cards, chosen)     # the pack kept: its id stays its own
         return chosen

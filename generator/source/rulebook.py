@@ -132,6 +132,7 @@ class Rulebook:
 
     def __init__(self, game: Game, path: Path, display: str, assets, _: Callable[[str], str]):
         self.game, self.path, self.display, self.assets, self._ = game, path, display, assets, _
+        self._texts: dict = {}                  # pack key (None: every player count) -> its text
         self.source = read_text(path, display)
         self.env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True,
                                                  keep_trailing_newline=True)
@@ -149,12 +150,11 @@ class Rulebook:
         self.template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
 
     def text(self, pack) -> RulebookText:
-        """The HTML body for one pack (None: every player count), made once a game edition: the
-        same source, game and pack give the same text."""
-        key = (self.display, self.source, pack.key if pack is not None else None)
-        if key not in self.game._rulebook_texts:
-            self.game._rulebook_texts[key] = self._text(pack)
-        return self.game._rulebook_texts[key]
+        """The HTML body for one pack (None: every player count), made once."""
+        key = pack.key if pack is not None else None
+        if key not in self._texts:
+            self._texts[key] = self._text(pack)
+        return self._texts[key]
 
     def _text(self, pack) -> RulebookText:
         raw: list[str] = []                      # what each token stands for (HTML)

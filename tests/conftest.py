@@ -200,6 +200,18 @@ def browser_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "FONTCONFIG_FILE"}
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, driven by Playwright (the site's and the gallery's tests)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "this test needs Debian's chromium (tools/install-system-deps.sh installs it)"
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"], env=browser_env())
+        yield launched
+        launched.close()
+
+
 # --- the repository's shared folders stay as they are --------------------------------------------
 # A test project links the repository's fonts/ and icons/ (make_project). A test that writes through
 # such a link rewrites the files every other test worker is reading at that moment: a font truncated

@@ -3,26 +3,13 @@
 and its deck filter and name search work."""
 from __future__ import annotations
 
-import shutil
 import threading
 
 import pytest
 
 from generator.export.gallery import serve
 from generator.source.project import Project
-from tests.conftest import browser_env, built, gallery_made, GAMES
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert CHROMIUM, "the gallery test needs Debian's chromium (tools/install-system-deps.sh installs it)"
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], env=browser_env())
-        yield chromium
-        chromium.close()
+from tests.conftest import built, gallery_made, GAMES
 
 
 def _serve(project):

@@ -18,9 +18,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from generator.export.site import page_ranges, unicode_range
-from tests.conftest import browser_env, built, gallery_made, GAMES, make_project, pnp
+from tests.conftest import built, gallery_made, GAMES, make_project, pnp
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 SCAFFOLD = "demo"
 
@@ -43,16 +42,6 @@ def site(tmp_path_factory) -> Path:
     assert result.exit_code == 0, result.output
     assert result.output.strip() == "wrote build/site/index.html (4 games, 7 printables pages; open it in a browser)"
     return project
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert CHROMIUM, "the site test needs Debian's chromium (tools/install-system-deps.sh installs it)"
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], env=browser_env())
-        yield chromium
-        chromium.close()
 
 
 def _pages(site: Path) -> list[Path]:

@@ -116,17 +116,6 @@ def read_text(path: Path, display: str) -> str:
     return text_of(raw, display)
 
 
-_CODE: dict[tuple[str, str], object] = {}
-
-
-def _compiled(env, source: str, display: str):
-    """The rulebook's Jinja code, compiled once a process for its text (validate and the build both
-    read it; every Rulebook's environment has the same settings, and code objects do not change)."""
-    if (source, display) not in _CODE:
-        _CODE[(source, display)] = env.compile(keep_line_ends(source), name=display, filename=display)
-    return _CODE[(source, display)]
-
-
 class Rulebook:
     """One game's rulebook source, read once; `text(pack)` gives its HTML body for a pack."""
 
@@ -139,7 +128,7 @@ class Rulebook:
         self._rich: Callable[[str], str] = str
         self.env.filters["rich"] = lambda text: self._rich(text)    # the current render's (tokens are per text)
         try:
-            code = _compiled(self.env, self.source, display)
+            code = self.env.compile(keep_line_ends(self.source), name=display, filename=display)
         except TemplateSyntaxError as exc:
             line = _unclosed_block(self.source) if "Unexpected end of template" in (exc.message or "") else None
             raise PnpError(Problem(display, line or exc.lineno, f"template error: {exc.message}")) from None

@@ -27,7 +27,7 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
 
 
 def write_record(path: Path, value, durable: bool = False, sort_keys: bool = False) -> None:
-    """A build's own JSON record (a memo), compact, by orjson (a 5,000-card pack's
+    """A build's own JSON record (a cache index, a memo), compact, by orjson (a 5,000-card pack's
     records are megabytes, written on every rebuild). Whatever is in its place is replaced, even
     a folder made by hand or a tool: a record is only a record, made again.
 

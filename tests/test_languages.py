@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from generator.source.i18n import ENGINE_LANGUAGES, catalogue, translator
 from generator.source.markup import to_html
 from tests.conftest import ROOT, pnp
-from tests.test_gallery import _serve, browser  # noqa: F401  (the fixture)
+from tests.test_gallery import _serve
 
 GAME = "night-market"
 CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uf900-\ufaff\uff00-\uffef]")

@@ -63,7 +63,8 @@ def built_once(tmp_path_factory):
 @pytest.fixture
 def warm(built_once, tmp_path):
     """A cephiro project with its own fonts (a test may change one), built: a copy of the module's,
-    built again in its own folder (which renders nothing)."""
+    built again in its own folder (which renders nothing, and leaves the cache's index naming the
+    copied files)."""
     project = Path(shutil.copytree(built_once, tmp_path / "project", symlinks=True))
     note_source_only(project, ["cephiro-pillar"])
     assert _build(project)[1] == []
@@ -133,8 +134,8 @@ def test_a_damaged_cache_entry_is_rendered_again(warm):
 
 def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm):
     """Issue 18's integrity cases: each entry's bytes are checked against the hash its manifest
-    recorded, so none of these is printed; each face is rendered again, silently (a torn
-    manifest too)."""
+    (or the faces index) recorded, so none of these is printed; each face is rendered again,
+    silently (a torn manifest and a torn index too)."""
     cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
     renderer, faces = _faces(warm)
     first, second, third, fourth = list({f.direct: f for f in faces.values()}.values())[:4]
@@ -147,9 +148,44 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     at = data.index(b"stream") + 20                    # inside the first content stream
     damaged.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
     renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # a torn manifest
-    assert _build(warm)[1] == sorted([first.label, second.label, third.label, fourth.label])
+    assert _build(warm)[1] == sorted([first.label, second.label, third.label])   # fourth: found by the index
+    renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # torn, and the index too:
+    for index in (warm / "build/.cache/faces").glob("index-*.json"):                  # the others are found by
+        index.write_bytes(b'{"' + fourth.direct.encode() + b'": [')                    # their manifests
+    assert _build(warm)[1] == [fourth.label]
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold
     assert _build(warm)[1] == []
+
+
+def test_faces_index_entries_of_the_wrong_shape_are_passed_over(warm):
+    """An index entry is checked when it is looked up: an input set whose hashes are lists or
+    numbers, a set number that names no set or is not a number, a stat that is not one, a short
+    entry or none at all send the look-up to the face's own manifest, without an error and
+    without rendering anything."""
+    pdf = warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf"
+    before = pdf.read_bytes()
+    index = next((warm / "build/.cache/faces").glob("index-*.json"))
+    data = json.loads(index.read_text())
+    entries, sets = data["faces"], data["sets"]
+    sets += [{k: [v] for k, v in sets[0].items()}, {k: 7 for k in sets[0]}, ["x"]]
+    shapes = [lambda e: [e[0], e[1], len(sets) - 3, e[3]], lambda e: [e[0], e[1], len(sets) - 2, e[3]],
+              lambda e: [e[0], e[1], len(sets) - 1, e[3]], lambda e: [e[0], e[1], len(sets), e[3]],
+              lambda e: [e[0], e[1], str(e[2]), e[3]], lambda e: [e[0], e[1], e[2], ["x"]],
+              lambda e: e[:3], lambda e: "x"]
+    for number, direct in enumerate(entries):
+        entries[direct] = shapes[number % len(shapes)](entries[direct])
+    index.write_text(json.dumps(data))
+    assert _build(warm)[1] == []
+    assert pdf.read_bytes() == before
+
+
+def test_the_faces_index_writes_each_set_of_inputs_once(warm):
+    """Faces that read the same files share one set in the index, named by its number."""
+    index = json.loads(next((warm / "build/.cache/faces").glob("index-cephiro-pillar-*.json")).read_text())
+    numbers = [entry[2] for entry in index["faces"].values()]
+    assert sorted(set(numbers)) == list(range(len(index["sets"])))
+    assert len(index["sets"]) < len(numbers)
+    assert len({json.dumps(s, sort_keys=True) for s in index["sets"]}) == len(index["sets"])     # none twice
 
 
 def test_a_corrupt_faces_record_is_repaired_silently(warm):
@@ -476,6 +512,64 @@ def test_reprint_takes_the_pack_that_was_built(cephiro, cephiro_built):
     assert manifest["players"] == 3
 
 
+def test_the_faces_index_is_written_when_a_face_is_new_to_it_and_only_then(tmp_path):
+    """A build that found every face through the index leaves its file as it was (not even written
+    again); a face new to it is in the file, found through it by the next build."""
+    from types import SimpleNamespace
+    from generator.render.cache import FaceCache
+    project = SimpleNamespace(build=tmp_path)
+
+    def directs(n: int, prefix: str = "a") -> list[str]:
+        return [f"{prefix}{i:039x}" for i in range(n)]
+
+    def cache(*found: str) -> FaceCache:
+        opened = FaceCache(project, index="game-en")
+        assert all(opened.find(direct, lambda _: None) is not None for direct in found)
+        return opened
+
+    first = cache()
+    for direct in directs(300):
+        first.remember(direct, first.put(direct, {}, direct.encode()), hashlib.sha256(direct.encode()).hexdigest(), {})
+    first.save_index()
+    index = tmp_path / ".cache/faces/index-game-en.json"
+    written = index.stat()
+    second = cache(*directs(300))
+    assert second._unindexed == set()                   # every one found by the index
+    second.save_index()
+    assert (index.stat().st_ino, index.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    new = directs(1, "b")
+    second.remember(new[0], second.put(new[0], {}, b"x"), hashlib.sha256(b"x").hexdigest(), {})
+    second.save_index()
+    assert set(json.loads(index.read_text())["faces"]) == set(directs(300)) | set(new)
+    assert cache(*directs(300), *new)._unindexed == set()
+
+
+def test_the_faces_index_finds_entries_without_reading_them(warm):
+    """The index lists each entry with its file's times: the next build takes the entries from
+    it, without their manifests (removed here), and renders nothing."""
+    manifests = [p for p in (warm / "build/.cache/faces").glob("*/*.json")]
+    assert manifests and list((warm / "build/.cache/faces").glob("index-cephiro-pillar-*.json"))
+    for manifest in manifests:
+        manifest.unlink()
+    assert _build(warm)[1] == []
+
+
+def test_an_entry_rewritten_with_its_old_size_and_time_is_checked_in_full(warm):
+    """Putting the size and modification time back does not hide a rewrite from the index: the
+    change time moved, so the entry's bytes are hashed, found damaged and rendered again."""
+    import os
+    renderer, faces = _faces(warm)
+    face = next(iter(faces.values()))
+    entry = _entry(renderer, face)
+    before = entry.stat()
+    data = entry.read_bytes()
+    at = data.index(b"stream") + 20
+    entry.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
+    os.utime(entry, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (entry.stat().st_size, entry.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert _build(warm)[1] == [face.label]
+
+
 def test_a_face_is_released_once_its_sheet_holds_a_copy(warm):
     """A cached face is opened when a sheet first places it and closed once the sheet has its own
     copy of the face's streams; the copy saves without it."""
@@ -495,6 +589,22 @@ def test_a_face_is_released_once_its_sheet_holds_a_copy(warm):
     out.save(buffer)
     assert pikepdf.open(io.BytesIO(buffer.getvalue())).Root.Face.read_bytes() == drawn
 
+
+def test_an_index_entry_naming_another_face_is_not_used(warm):
+    """An entry of the faces index is used only under the name its direct key and inputs give."""
+    cold = (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes()
+    index = next((warm / "build/.cache/faces").glob("index-*.json"))
+    data = json.loads(index.read_text())
+    entries = data["faces"]
+    first, second = list(entries)[:2]
+    entries[first] = entries[second]
+    index.write_text(json.dumps(data))
+    (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()
+    assert _build(warm)[1] == []                       # found through its manifest, as it was
+    assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold
+
+
+# --- what a red-team pass found (2026-12-04) ------------------------------------------------------
 
 def _sizes_with_fonts(target: Path) -> Path:
     """The sizes fixture game with fonts of its own (a test changes one) and the engine's icons."""

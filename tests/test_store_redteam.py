@@ -161,7 +161,8 @@ def _stamps(p: Path) -> list[Path]:
 
 
 def _entries(p: Path, kind: str, suffix: str = ".pdf") -> list[Path]:
-    return sorted(e for e in (p / "build/.cache" / kind).rglob(f"*{suffix}") if e.is_file())
+    return sorted(e for e in (p / "build/.cache" / kind).rglob(f"*{suffix}") if e.is_file()
+                  and not e.name.startswith("index-"))
 
 
 def _cut(path: Path) -> None:
@@ -223,6 +224,26 @@ def _file(name: str, action):
     return damage
 
 
+def _index(p: Path) -> Path:
+    (index,) = (p / "build/.cache/faces").glob("index-*.json")
+    return index
+
+
+def _index_edit(change):
+    def damage(p: Path) -> None:
+        index = _index(p)
+        data = json.loads(index.read_text())
+        change(data)
+        index.write_text(json.dumps(data))
+    return damage
+
+
+def _index_swap_keys(data: dict) -> None:
+    faces = list(data["faces"].values())
+    faces[0][0], faces[1][0] = faces[1][0], faces[0][0]
+    faces[0][1], faces[1][1] = faces[1][1], faces[0][1]
+
+
 def _json_as(value):
     def action(path: Path) -> None:
         path.write_text(json.dumps(value))
@@ -249,6 +270,11 @@ DAMAGE = {
     "face manifests folders": _each("faces", _folder, ".json"),
     "face manifests of the wrong shape": _each("faces", _json_as({"entries": [{"key": 3}]}), ".json"),
     "face manifests swapped": _pair("faces", _swap, ".json"),
+    "faces index garbled": lambda p: _garble(_index(p)),
+    "faces index a folder": lambda p: _folder(_index(p)),
+    "faces index of the wrong shape": lambda p: _index(p).write_text('{"version": 2, "sets": [1], "faces": {"a": 1}}'),
+    "faces index naming each other's entries": _index_edit(_index_swap_keys),
+    "faces index with its input sets emptied": _index_edit(lambda d: d.update(sets=[{} for _ in d["sets"]])),
     "page-1 entries garbled": _each("info", _garble),
     "page-1 entries cut": _each("info", _cut),
     "template records garbled": _each("templates", _garble, ""),
@@ -473,6 +499,8 @@ BILINGUAL_DAMAGE = {
     "piece manifests swapped": _pair("pieces", _swap, ".json"),
     "the editions' template memos swapped": lambda p: _swap(p / "build/.cache/templates/night-market-en.json",
                                                             p / "build/.cache/templates/night-market-zh-Hans.json"),
+    "the editions' faces indexes swapped": lambda p: _swap(p / "build/.cache/faces/index-night-market-en.json",
+                                                           p / "build/.cache/faces/index-night-market-zh-Hans.json"),
     "the editions' preflight records swapped": lambda p: _swap(
         p / "build/.cache/preflight/night-market/night-market-3p-a4-en.json",
         p / "build/.cache/preflight/night-market/night-market-3p-a4-zh-Hans.json"),

@@ -17,9 +17,12 @@ entry.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
+import os
 import shutil
+import stat as stat_module
 from pathlib import Path
 
 import pikepdf
@@ -28,6 +31,9 @@ from generator.atomic import make_room, read_kept, read_record, write_atomic, wr
 from generator.filehash import file_hash
 from generator.source import reads
 from generator.source.project import Project
+
+INDEX_VERSION = 2       # 2: each distinct set of inputs once, entries name it by number
+
 
 def relative_name(root: Path, path: str | Path) -> str:
     """A recorded input's name: relative to the project folder when inside it, so a project
@@ -70,11 +76,27 @@ class FileHashes:
 
 
 class FaceCache:
-    """Also the cache of drawn boards and pieces (render/pieces.py), in its own folder."""
+    """Also the cache of drawn boards and pieces (render/pieces.py), in its own folder.
+
+    With an `index` name (a game's edition), the entries a build used are also listed in one
+    file, `index-<name>.json`, each with its file's size, modification and change times and
+    inode: the next build finds an entry whose file still has exactly those without opening its
+    manifest or reading and hashing its bytes (a card sheet kept from the last build never reads
+    them). Writing a file, even with its old size and time put back, changes its change time, so
+    it is then checked in full as before; and every entry a sheet does open is hashed again."""
     KEEP = 8        # input sets remembered per direct key (a card switched back and forth stays cached)
 
-    def __init__(self, project: Project, kind: str = "faces"):
+    def __init__(self, project: Project, kind: str = "faces", index: str | None = None):
         self.root = project.build / ".cache" / kind
+        self._root = str(self.root)              # find() stats every face's file: no Path objects there
+        self._index_path = self.root / f"index-{index}.json" if index else None
+        self._indexed: dict | None = None        # the last build's index, read when first needed
+        self._used: dict[str, list] = {}         # direct -> [key, sha256, inputs, stat] of this build
+        self._unindexed: set[str] = set()        # directs of _used the index file does not hold as used
+        self._held_sets: dict[int, tuple | None] = {}    # input sets checked against their files (_set_held)
+        self._sets: list = []                    # the index's input sets, by number
+        self._markers: dict = {}                 # set number -> its (file, hash) tuple, or None
+        self._inputs: dict[tuple, dict] = {}     # (file, hash) tuple -> the index's dict of it
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.pdf"
@@ -118,12 +140,99 @@ class FaceCache:
         return (entry["key"], data, entry["inputs"]) if data is not None else None
 
     def find(self, direct: str, current) -> tuple[str, str, dict[str, str]] | None:
-        """Like get_bytes, giving the entry's hash instead of its bytes, which are checked now
-        and again when read() reads them for use."""
+        """Like get_bytes, giving the entry's hash instead of its bytes, which are checked now (or
+        known unchanged by the index) and again when read() reads them for use: most faces of a
+        rebuild are never opened. Faces that read the same files get the same inputs dict."""
+        known = self._index().get(direct)
+        if known is not None and _indexed_well(known):
+            key, sha, number, stat = known
+            held = self._set_held(number, current)
+            if held is not None and key == _named(direct, held[1]) \
+                    and _stat(f"{self._root}/{key[:2]}/{key}.pdf") == stat:
+                self._used[direct] = [key, sha, held[0], stat]
+                return key, sha, self._inputs[held[0]]
         entry = self._match(direct, current)
         if entry is None or self.read(entry["key"], entry["sha256"]) is None:
             return None
+        self.remember(direct, entry["key"], entry["sha256"], entry["inputs"])
         return entry["key"], entry["sha256"], entry["inputs"]
+
+    def _set_held(self, number, current) -> tuple[tuple, bytes] | None:
+        """(the index's input set `number` as a marker, what it adds to an entry's name) when the
+        set is one and all its files still have their hashes; else None. Once a set in a run: most
+        faces of a game read the same stylesheets and icons, and `current` gives the same hashes
+        all run."""
+        if type(number) is not int:
+            return None
+        found = self._held_sets.get(number, False)
+        if found is False:
+            marker = self._marker(number)
+            # (a marker's hashes are all text: _marker made sure)
+            holds = marker is not None and all(current(name) == value for name, value in marker)
+            found = (marker, _inputs_part(marker)) if holds else None
+            self._held_sets[number] = found
+        return found
+
+    def _marker(self, number) -> tuple | None:
+        """The index's input set `number` as a tuple of (file, hash), once a run; None when the
+        index has no such set or it is not one (a damaged index)."""
+        marker = self._markers.get(number, False)
+        if marker is False:
+            sets = self._sets
+            inputs = sets[number] if type(number) is int and 0 <= number < len(sets) else None
+            marker = None
+            if isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()):
+                marker = tuple(inputs.items())
+                self._inputs.setdefault(marker, inputs)
+            self._markers[number] = marker
+        return marker
+
+    def remember(self, direct: str, key: str, sha: str, inputs: dict[str, str]) -> None:
+        """List an entry checked (or written) by this build in the index."""
+        if self._index_path is not None:
+            stat = _stat(self.path(key))
+            if stat is not None:
+                self._used[direct] = [key, sha, tuple(sorted(inputs.items())), stat]
+                self._unindexed.add(direct)
+
+    def save_index(self) -> None:
+        """The entries this build used, and the last build's while they are not many more. Each
+        distinct set of inputs is written once and named by its number (at 5,000 faces that read
+        the same stylesheets, fonts and icons: 7 MB of index → 1 MB). Written when an entry is
+        new to it: a build that found every face through the index leaves it as it was."""
+        if self._index_path is None or not self._unindexed:
+            return
+        self._unindexed = set()
+        # the last build's entries are carried over unchecked: each is checked when looked up
+        merged = dict(self._carried())
+        merged.update(self._used)
+        if len(merged) > 2 * len(self._used) + 1000:
+            merged = self._used
+        sets: dict[tuple, int] = {}
+        faces = {direct: [key, sha, sets.setdefault(marker, len(sets)), stat]
+                 for direct, (key, sha, marker, stat) in merged.items()}
+        write_record(self._index_path, {"version": INDEX_VERSION, "sets": [dict(m) for m in sets], "faces": faces})
+
+    def _carried(self):
+        """The last build's entries not used by this one, as (direct, [key, sha, marker, stat])."""
+        for direct, entry in self._index().items():
+            if direct not in self._used and _indexed_well(entry):
+                marker = self._marker(entry[2])
+                if marker is not None:
+                    yield direct, [entry[0], entry[1], marker, entry[3]]
+
+    def _index(self) -> dict:
+        if self._indexed is None:
+            self._indexed = {}
+            try:
+                data = read_record(self._index_path) if self._index_path else {}
+            except (OSError, ValueError, RecursionError):
+                data = {}
+            # (an entry and its set are checked when it is looked up)
+            if isinstance(data, dict) and data.get("version") == INDEX_VERSION \
+                    and isinstance(data.get("sets"), list) and isinstance(data.get("faces"), dict):
+                self._sets, self._indexed = data["sets"], data["faces"]
+        return self._indexed
 
     def _match(self, direct: str, current) -> dict | None:
         """The newest entry whose recorded inputs all still have their hash."""
@@ -172,10 +281,40 @@ class FaceCache:
 
 
 def entry_key(direct: str, inputs: dict[str, str]) -> str:
-    """An entry's name: its direct key and what it read (so a manifest naming another face's
+    """An entry's name: its direct key and what it read (so an index entry naming another face's
     file is seen for what it is)."""
-    named = direct + "".join(f"\0{name}\0{sha}" for name, sha in sorted(inputs.items()))
-    return hashlib.sha256(named.encode()).hexdigest()[:40]
+    return _entry_key(direct, tuple(inputs.items()))
+
+
+def _entry_key(direct: str, inputs: tuple[tuple[str, str], ...]) -> str:
+    return _named(direct, _inputs_part(inputs))
+
+
+def _named(direct: str, inputs_part: bytes) -> str:
+    return hashlib.sha256(direct.encode() + inputs_part).hexdigest()[:40]
+
+
+@functools.lru_cache(maxsize=256)
+def _inputs_part(inputs: tuple[tuple[str, str], ...]) -> bytes:
+    """What an entry's inputs add to its name, made once per distinct set."""
+    return "".join(f"\0{name}\0{sha}" for name, sha in sorted(inputs)).encode()
+
+
+def _stat(path: Path | str) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat_module.S_ISREG(info.st_mode):
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+def _indexed_well(entry) -> bool:
+    """An index entry's shape: [key, sha256, number of its input set, stat] (the set is checked
+    when first used, its stat must equal the file's)."""
+    return (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str) and len(entry[0]) == 40
+            and isinstance(entry[1], str))
 
 
 def _well_formed(entry) -> bool:

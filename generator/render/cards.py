@@ -240,7 +240,8 @@ class CardRenderer:
         self.project, self.assets, self.game = project, assets, game
         self.ink_saver = ink_saver
         plain_art = art_dpi is None and not keep_profiles     # an export's pictures are prepared anew
-        self.cache = FaceCache(project)
+        # the index of the faces a build used: a build's, not an export's (which uses a few faces)
+        self.cache = FaceCache(project, index=f"{game.id}-{game.language}" if plain_art else None)
         self.hashes = FileHashes(project)
         self.env = jinja_env(project, assets, game.spec.keywords, game.spec.language)
         # an export's --dpi, and for PDF/X the pictures' own ICC profiles (render/art.py)
@@ -498,8 +499,10 @@ class CardRenderer:
                 rendered.held[key] = data
             rendered.fresh.append(unique[direct].label)
             self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
+            self.cache.remember(direct, key, sha, inputs)
 
         def finished() -> None:
+            self.cache.save_index()
             for face in faces:
                 face.key = rendered.keys[face.direct]
 
@@ -673,8 +676,8 @@ class CardRenderer:
 
     def _note(self, inputs: dict[str, str]) -> None:
         """Note the files a face read for the up-to-date stamp: each (file, hash) once a build,
-        though thousands of faces read the same stylesheets (the template memo gives faces that
-        read the same files one dict: looked at once). A file a template looked
+        though thousands of faces read the same stylesheets (the faces index and the template memo
+        give faces that read the same files one dict: looked at once). A file a template looked
         for and did not find (ABSENT) is not one it read."""
         if inputs is self._last_noted:
             return

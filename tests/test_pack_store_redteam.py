@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from tests import damage as harm
 from tests.conftest import pnp
 from tests.test_rebuild_sequences import _project
 
@@ -254,38 +255,6 @@ def test_every_print_option_in_between_then_the_default_is_taken(warm, tmp_path,
 
 # --- damaged entries and records: a miss, made again, never printed --------------------------------------
 
-def _cut(path: Path) -> None:
-    path.write_bytes(path.read_bytes()[: max(1, path.stat().st_size // 2)])
-
-
-def _garble(path: Path) -> None:
-    """Bytes flipped in the middle, size and modification time kept."""
-    info = path.stat()
-    data = bytearray(path.read_bytes())
-    middle = len(data) // 2
-    data[middle:middle + 8] = bytes(b ^ 0x5A for b in data[middle:middle + 8])
-    path.write_bytes(bytes(data))
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-
-
-def _folder(path: Path) -> None:
-    path.unlink()
-    path.mkdir()
-    (path / "x").write_text("x")
-
-
-def _swap(a: Path, b: Path) -> None:
-    tmp = a.with_suffix(".swap")
-    a.rename(tmp)
-    b.rename(a)
-    tmp.rename(b)
-
-
-def _symlink(path: Path, other: Path) -> None:
-    path.unlink()
-    path.symlink_to(other)
-
-
 def _each(kind: str, action, suffix: str = ".pdf"):
     def damage(p: Path) -> None:
         entries = _entries(p, kind, suffix)
@@ -314,39 +283,35 @@ def _listings(action):
     return damage
 
 
-def _json_as(value):
-    return lambda path: path.write_text(json.dumps(value))
-
-
 DAMAGE = {
-    "pack entries cut": _each("packs", _cut),
-    "pack entries garbled in place": _each("packs", _garble),
+    "pack entries cut": _each("packs", harm.cut),
+    "pack entries garbled in place": _each("packs", harm.garble),
     "pack entries emptied": _each("packs", lambda path: path.write_bytes(b"")),
-    "pack entries folders": _each("packs", _folder),
-    "pack entries swapped (the pack's and the rules')": _pair("packs", _swap),
-    "the pack's entry a symlink to the rules'": _pair("packs", lambda a, b: _symlink(a, b)),
-    "the rules' entry a symlink to the pack's": _pair("packs", lambda a, b: _symlink(b, a)),
+    "pack entries folders": _each("packs", harm.folder),
+    "pack entries swapped (the pack's and the rules')": _pair("packs", harm.swap),
+    "the pack's entry a symlink to the rules'": _pair("packs", lambda a, b: harm.symlink_to(a, b)),
+    "the rules' entry a symlink to the pack's": _pair("packs", lambda a, b: harm.symlink_to(b, a)),
     "pack entries links to a game file and the game's folder": _pair("packs", lambda a, b: (
-        _symlink(a, a.parents[4] / NM / "game.yaml"), _symlink(b, b.parents[4] / NM))),
-    "record manifests links to a game file": _each("pack-records", lambda a: _symlink(
+        harm.symlink_to(a, a.parents[4] / NM / "game.yaml"), harm.symlink_to(b, b.parents[4] / NM))),
+    "record manifests links to a game file": _each("pack-records", lambda a: harm.symlink_to(
         a, a.parents[4] / NM / "rules.py"), ".json"),
     "pack entries removed": _each("packs", Path.unlink),
-    "pack entry manifests swapped": _pair("packs", _swap, ".json"),
-    "pack entry manifests garbled": _each("packs", _garble, ".json"),
+    "pack entry manifests swapped": _pair("packs", harm.swap, ".json"),
+    "pack entry manifests garbled": _each("packs", harm.garble, ".json"),
     "pack entry manifests emptied": _each("packs", lambda path: path.write_bytes(b""), ".json"),
-    "pack entry manifests of the wrong shape": _each("packs", _json_as({"entries": [{"key": "0" * 40}]}), ".json"),
-    "records cut": _each("pack-records", _cut),
-    "records garbled": _each("pack-records", _garble),
-    "records swapped": _pair("pack-records", _swap),
-    "records folders": _each("pack-records", _folder),
-    "record manifests swapped": _pair("pack-records", _swap, ".json"),
-    "record manifests folders": _each("pack-records", _folder, ".json"),
-    "by-name listings garbled": _listings(_garble),
-    "by-name listings folders": _listings(_folder),
-    "by-name listings of the wrong shape": _listings(_json_as({"keys": [1, "../../x", None]})),
-    "by-name listings naming keys that are not hex": _listings(_json_as(["../../../../cards", "a" * 64 + "/.."])),
+    "pack entry manifests of the wrong shape": _each("packs", harm.json_as({"entries": [{"key": "0" * 40}]}), ".json"),
+    "records cut": _each("pack-records", harm.cut),
+    "records garbled": _each("pack-records", harm.garble),
+    "records swapped": _pair("pack-records", harm.swap),
+    "records folders": _each("pack-records", harm.folder),
+    "record manifests swapped": _pair("pack-records", harm.swap, ".json"),
+    "record manifests folders": _each("pack-records", harm.folder, ".json"),
+    "by-name listings garbled": _listings(harm.garble),
+    "by-name listings folders": _listings(harm.folder),
+    "by-name listings of the wrong shape": _listings(harm.json_as({"keys": [1, "../../x", None]})),
+    "by-name listings naming keys that are not hex": _listings(harm.json_as(["../../../../cards", "a" * 64 + "/.."])),
     "by-name listings swapped (the pack's and the rules')": lambda p: (
-        _swap(*sorted((p / "build/.cache/pack-records/by-name").iterdir())), shutil.rmtree(p / "build/.cache/packs")),
+        harm.swap(*sorted((p / "build/.cache/pack-records/by-name").iterdir())), shutil.rmtree(p / "build/.cache/packs")),
     "the by-name folder a file": lambda p: (shutil.rmtree(p / "build/.cache/pack-records/by-name"),
                                             (p / "build/.cache/pack-records/by-name").write_text("x"),
                                             shutil.rmtree(p / "build/.cache/packs")),
@@ -441,7 +406,7 @@ def test_a_pack_entry_linked_to_a_copy_outside_build_is_not_read(warm, tmp_path,
     for entry in _entries(project, "packs"):
         copy = outside / entry.name
         shutil.copyfile(entry, copy)
-        _symlink(entry, copy)
+        harm.symlink_to(entry, copy)
     _force(project)
     _run(project)
     assert _outputs(project) == warm[1]
@@ -508,8 +473,8 @@ def test_a_pack_entry_swapped_with_the_same_packs_older_one(warm, tmp_path, made
     def entry(kind: str, key: str) -> Path:
         (found,) = json.loads((store / kind / key[:2] / f"{key}.json").read_text())["entries"]
         return store / kind / found["key"][:2] / f"{found['key']}.pdf"
-    _swap(entry("pack-records", old), entry("pack-records", new))
-    _swap(entry("packs", old), entry("packs", new))
+    harm.swap(entry("pack-records", old), entry("pack-records", new))
+    harm.swap(entry("packs", old), entry("packs", new))
     made.clear()
     _undo(project, before)
     _run(project)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tests import damage as harm
 from tests.conftest import pnp
 from tests.test_inputs import make
 
@@ -165,42 +166,6 @@ def _entries(p: Path, kind: str, suffix: str = ".pdf") -> list[Path]:
                   and not e.name.startswith("index-"))
 
 
-def _cut(path: Path) -> None:
-    path.write_bytes(path.read_bytes()[: max(1, path.stat().st_size // 2)])
-
-
-def _garble(path: Path) -> None:
-    """Bytes flipped in the middle, size and modification time kept."""
-    info = path.stat()
-    data = bytearray(path.read_bytes())
-    middle = len(data) // 2
-    data[middle:middle + 8] = bytes(b ^ 0x5A for b in data[middle:middle + 8])
-    path.write_bytes(bytes(data))
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-
-
-def _folder(path: Path) -> None:
-    path.unlink()
-    path.mkdir()
-    (path / "x").write_text("x")
-
-
-def _empty(path: Path) -> None:
-    path.write_bytes(b"")
-
-
-def _swap(a: Path, b: Path) -> None:
-    tmp = a.with_suffix(".swap")
-    a.rename(tmp)
-    b.rename(a)
-    tmp.rename(b)
-
-
-def _symlink_to(path: Path, other: Path) -> None:
-    path.unlink()
-    path.symlink_to(other)
-
-
 def _each(kind: str, action, suffix: str = ".pdf"):
     def damage(p: Path) -> None:
         entries = _entries(p, kind, suffix)
@@ -244,12 +209,6 @@ def _index_swap_keys(data: dict) -> None:
     faces[0][1], faces[1][1] = faces[1][1], faces[0][1]
 
 
-def _json_as(value):
-    def action(path: Path) -> None:
-        path.write_text(json.dumps(value))
-    return action
-
-
 def _store_as_file(kind: str):
     def damage(p: Path) -> None:
         shutil.rmtree(p / "build/.cache" / kind)
@@ -258,47 +217,47 @@ def _store_as_file(kind: str):
 
 
 DAMAGE = {
-    "face entries cut": _each("faces", _cut),
-    "face entries garbled in place": _each("faces", _garble),
-    "face entries emptied": _each("faces", _empty),
-    "face entries replaced by folders": _each("faces", _folder),
-    "face entries swapped": _pair("faces", _swap),
-    "a face entry a symlink to another": _pair("faces", _symlink_to),
+    "face entries cut": _each("faces", harm.cut),
+    "face entries garbled in place": _each("faces", harm.garble),
+    "face entries emptied": _each("faces", harm.empty),
+    "face entries replaced by folders": _each("faces", harm.folder),
+    "face entries swapped": _pair("faces", harm.swap),
+    "a face entry a symlink to another": _pair("faces", harm.symlink_to),
     "face entries removed": _each("faces", Path.unlink),
-    "face manifests garbled": _each("faces", _garble, ".json"),
-    "face manifests emptied": _each("faces", _empty, ".json"),
-    "face manifests folders": _each("faces", _folder, ".json"),
-    "face manifests of the wrong shape": _each("faces", _json_as({"entries": [{"key": 3}]}), ".json"),
-    "face manifests swapped": _pair("faces", _swap, ".json"),
-    "faces index garbled": lambda p: _garble(_index(p)),
-    "faces index a folder": lambda p: _folder(_index(p)),
+    "face manifests garbled": _each("faces", harm.garble, ".json"),
+    "face manifests emptied": _each("faces", harm.empty, ".json"),
+    "face manifests folders": _each("faces", harm.folder, ".json"),
+    "face manifests of the wrong shape": _each("faces", harm.json_as({"entries": [{"key": 3}]}), ".json"),
+    "face manifests swapped": _pair("faces", harm.swap, ".json"),
+    "faces index garbled": lambda p: harm.garble(_index(p)),
+    "faces index a folder": lambda p: harm.folder(_index(p)),
     "faces index of the wrong shape": lambda p: _index(p).write_text('{"version": 2, "sets": [1], "faces": {"a": 1}}'),
     "faces index naming each other's entries": _index_edit(_index_swap_keys),
     "faces index with its input sets emptied": _index_edit(lambda d: d.update(sets=[{} for _ in d["sets"]])),
-    "page-1 entries garbled": _each("info", _garble),
-    "page-1 entries cut": _each("info", _cut),
-    "template records garbled": _each("templates", _garble, ""),
-    "sheet records garbled": _each("sheets", _garble, ""),
-    "sheet records emptied": _each("sheets", _empty, ""),
-    "preflight records garbled": _each("preflight", _garble, ""),
-    "preflight records emptied": _each("preflight", _empty, ""),
-    "prepared pictures garbled": _each("art", _garble, ""),
-    "prepared pictures cut": _each("art", _cut, ""),
-    "fontconfig cache garbled": _each("fontconfig", _garble, ""),
+    "page-1 entries garbled": _each("info", harm.garble),
+    "page-1 entries cut": _each("info", harm.cut),
+    "template records garbled": _each("templates", harm.garble, ""),
+    "sheet records garbled": _each("sheets", harm.garble, ""),
+    "sheet records emptied": _each("sheets", harm.empty, ""),
+    "preflight records garbled": _each("preflight", harm.garble, ""),
+    "preflight records emptied": _each("preflight", harm.empty, ""),
+    "prepared pictures garbled": _each("art", harm.garble, ""),
+    "prepared pictures cut": _each("art", harm.cut, ""),
+    "fontconfig cache garbled": _each("fontconfig", harm.garble, ""),
     "faces store a file": _store_as_file("faces"),
     "sheets store a file": _store_as_file("sheets"),
     "art store a file": _store_as_file("art"),
     "the whole store removed": lambda p: shutil.rmtree(p / "build/.cache"),
-    "game stamp garbled": _file("build/inputs/.stamp.json", _garble),
-    "game stamp a folder": _file("build/inputs/.stamp.json", _folder),
-    "edition stamp garbled": _file("build/inputs/.edition-en.json", _garble),
+    "game stamp garbled": _file("build/inputs/.stamp.json", harm.garble),
+    "game stamp a folder": _file("build/inputs/.stamp.json", harm.folder),
+    "edition stamp garbled": _file("build/inputs/.edition-en.json", harm.garble),
     "edition stamp of the wrong shape": _file("build/inputs/.edition-en.json",
-                                              _json_as({"inputs": 1, "outputs": [1], "read": []})),
-    "game stamp emptied": _file("build/inputs/.stamp.json", _empty),
-    "edition stamp emptied": _file("build/inputs/.edition-en.json", _empty),
-    "edition stamp a folder": _file("build/inputs/.edition-en.json", _folder),
+                                              harm.json_as({"inputs": 1, "outputs": [1], "read": []})),
+    "game stamp emptied": _file("build/inputs/.stamp.json", harm.empty),
+    "edition stamp emptied": _file("build/inputs/.edition-en.json", harm.empty),
+    "edition stamp a folder": _file("build/inputs/.edition-en.json", harm.folder),
     "edition stamp a symlink to the game stamp": _file("build/inputs/.edition-en.json",
-                                                       lambda path: _symlink_to(path, path.with_name(".stamp.json"))),
+                                                       lambda path: harm.symlink_to(path, path.with_name(".stamp.json"))),
     "stamps naming no outputs": lambda p: [
         path.write_text(json.dumps({**json.loads(path.read_text()), "outputs": {}}))
         for path in _stamps(p)],
@@ -306,18 +265,18 @@ DAMAGE = {
         path.write_text(json.dumps({**json.loads(path.read_text()),
                                     "read": {n: "0" * 64 for n in json.loads(path.read_text())["read"]}}))
         for path in _stamps(p)],
-    "faces record garbled": _file("build/inputs/.faces.json", _garble),
-    "faces record a folder": _file("build/inputs/.faces.json", _folder),
-    "written record garbled": _file("build/inputs/.written.json", _garble),
-    "written record a folder": _file("build/inputs/.written.json", _folder),
-    "written record naming a file outside build/": _file("build/inputs/.written.json", _json_as(
+    "faces record garbled": _file("build/inputs/.faces.json", harm.garble),
+    "faces record a folder": _file("build/inputs/.faces.json", harm.folder),
+    "written record garbled": _file("build/inputs/.written.json", harm.garble),
+    "written record a folder": _file("build/inputs/.written.json", harm.folder),
+    "written record naming a file outside build/": _file("build/inputs/.written.json", harm.json_as(
         {"../../cards/inputs/people.yaml": {"language": "en", "paper": "a4", "players": 2, "optional": False,
                                              "variant": ""}})),
-    "pack garbled in place": _file("build/inputs/inputs-2p-a4.pdf", _garble),
-    "pack cut": _file("build/inputs/inputs-2p-a4.pdf", _cut),
+    "pack garbled in place": _file("build/inputs/inputs-2p-a4.pdf", harm.garble),
+    "pack cut": _file("build/inputs/inputs-2p-a4.pdf", harm.cut),
     "pack manifest removed": _file("build/inputs/inputs-2p-a4.json", Path.unlink),
     "pack a symlink": _file("build/inputs/inputs-2p-a4.pdf",
-                            lambda path: _symlink_to(path, path.with_name("inputs-2p-a4.json"))),
+                            lambda path: harm.symlink_to(path, path.with_name("inputs-2p-a4.json"))),
 }
 
 
@@ -490,23 +449,23 @@ def test_an_input_in_a_linked_folder_is_watched(warm, tmp_path, folder, elsewher
 
 
 BILINGUAL_DAMAGE = {
-    "rulebook entries garbled": _each("rulebook", _garble),
-    "rulebook entries swapped": _pair("rulebook", _swap),
-    "rulebook manifests swapped": _pair("rulebook", _swap, ".json"),
-    "rulebook entries cut": _each("rulebook", _cut),
-    "piece entries garbled": _each("pieces", _garble),
-    "piece entries swapped": _pair("pieces", _swap),
-    "piece manifests swapped": _pair("pieces", _swap, ".json"),
-    "the editions' template memos swapped": lambda p: _swap(p / "build/.cache/templates/night-market-en.json",
+    "rulebook entries garbled": _each("rulebook", harm.garble),
+    "rulebook entries swapped": _pair("rulebook", harm.swap),
+    "rulebook manifests swapped": _pair("rulebook", harm.swap, ".json"),
+    "rulebook entries cut": _each("rulebook", harm.cut),
+    "piece entries garbled": _each("pieces", harm.garble),
+    "piece entries swapped": _pair("pieces", harm.swap),
+    "piece manifests swapped": _pair("pieces", harm.swap, ".json"),
+    "the editions' template memos swapped": lambda p: harm.swap(p / "build/.cache/templates/night-market-en.json",
                                                             p / "build/.cache/templates/night-market-zh-Hans.json"),
-    "the editions' faces indexes swapped": lambda p: _swap(p / "build/.cache/faces/index-night-market-en.json",
+    "the editions' faces indexes swapped": lambda p: harm.swap(p / "build/.cache/faces/index-night-market-en.json",
                                                            p / "build/.cache/faces/index-night-market-zh-Hans.json"),
-    "the editions' preflight records swapped": lambda p: _swap(
+    "the editions' preflight records swapped": lambda p: harm.swap(
         p / "build/.cache/preflight/night-market/night-market-3p-a4-en.json",
         p / "build/.cache/preflight/night-market/night-market-3p-a4-zh-Hans.json"),
-    "the editions' packs swapped": lambda p: _swap(p / "build/night-market/night-market-3p-a4-en.pdf",
+    "the editions' packs swapped": lambda p: harm.swap(p / "build/night-market/night-market-3p-a4-en.pdf",
                                                    p / "build/night-market/night-market-3p-a4-zh-Hans.pdf"),
-    "piece manifests of the wrong shape": _each("pieces", _json_as({"entries": [{"key": "0" * 40}]}), ".json"),
+    "piece manifests of the wrong shape": _each("pieces", harm.json_as({"entries": [{"key": "0" * 40}]}), ".json"),
 }
 
 

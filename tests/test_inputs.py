@@ -259,6 +259,9 @@ def test_after_any_edits_a_cached_build_equals_a_cold_one(tmp_path_factory, edit
         shutil.move(aside, project / "build")
 
 
+_WARM: dict = {}
+
+
 def _warm(factory) -> Path:
     """A fresh copy of one warm project (built once, its cache kept) for each example."""
     if "base" not in _WARM:

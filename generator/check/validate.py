@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from generator.source.assets import Assets, describe_char, icon_hint
 from generator.errors import Problem, abbreviate, errors_only
@@ -26,12 +26,15 @@ from generator.source.schema import FieldSpec
 from generator.source.yamlsrc import line_at
 
 
+if TYPE_CHECKING:
+    from generator.source.rulebook import Rulebook
+
 MAX_PIECE_COPIES = 1000     # far more tokens than any box holds; a larger count is a mistake
 
 
 class Validation(NamedTuple):
     problems: list[Problem]
-    rulebook: Any = None        # the rulebook checked (source/rulebook.py Rulebook), its texts made: a build lays them out
+    rulebook: "Rulebook | None" = None      # the rulebook checked, each pack's text made: a build lays them out
 
 
 def validate(project: Project, game: Game, assets: Assets) -> list[Problem]:
@@ -59,7 +62,7 @@ def validated(project: Project, game: Game, assets: Assets) -> Validation:
     return Validation(problems, book)
 
 
-def rulebook_checks(project: Project, game: Game, assets: Assets) -> tuple[list[Problem], Any]:
+def rulebook_checks(project: Project, game: Game, assets: Assets) -> tuple[list[Problem], "Rulebook | None"]:
     """The rulebook's Markdown and every expression in it, for each pack and for every player count
     (the standalone rules): a mistake is a problem at its line of the .md file. With no problem,
     the Rulebook checked too, which holds each pack's text."""

@@ -11,9 +11,8 @@ picture it looked up, and the other cards and tables if it read them. An entry i
 when every one of those is as it was, exactly as the face cache trusts its faces.
 
 One file per game and language under build/.cache/templates/, replaced whole when an entry was
-added or dropped; a damaged file is an empty memo. Renders for an
-export at another --dpi or for PDF/X (which keeps pictures' profiles) do not use it: they prepare
-their pictures anew.
+added or dropped; a damaged file is an empty memo. Renders for an export at another --dpi or for
+PDF/X (which keeps pictures' profiles) do not use it: they prepare their pictures anew.
 """
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.load import load_game
+from generator.source.rulebook import Rulebook
 from generator.source.options import PrintOptions
 from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.pack_store import Made, PackStore, key_of
@@ -38,7 +39,7 @@ FACES_RECORD = ".faces.json"
 class Checked:
     game: Game
     notes: list[Problem] = field(default_factory=list)
-    rulebook: object = None     # the Rulebook validation checked (source/rulebook.py), with its texts
+    rulebook: "Rulebook | None" = None      # the rulebook validation checked, with each pack's text
 
 
 def check_game(project: Project, assets: Assets, game_id: str, lang: str | None = None,

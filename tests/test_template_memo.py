@@ -196,8 +196,6 @@ def test_a_damaged_prepared_picture_is_made_again(tmp_path):
     assert (project / PACK).read_bytes() == incremental
 
 
-
-
 def test_the_memo_is_written_when_an_entry_is_added_or_dropped_and_only_then(tmp_path):
     """A build that ran no template leaves the memo's file as it was (not even written again);
     one new template result is in the file for the next build; one dropped is gone from it."""

@@ -521,13 +521,13 @@ def test_validate_preflights_every_pack_it_makes_in_memory(demo, monkeypatch):
     from generator.errors import PnpError
     checked = []
 
-    def spy(project, game, pack, paper, pdf, manifest, options=None, name=None, shared=None):
+    def spy(project, game, pack, paper, pdf, manifest, options=None, name=None):
         checked.append((pack.key if pack else name, paper))
         if len(checked) == 1:           # the first one, made to lie about its pages
             with pytest.raises(PnpError) as refused:
                 check_pack(project, game, pack, paper, pdf, {**manifest, "pages": manifest["pages"][1:]})
             assert str(refused.value).startswith("build/demo/demo-2p-a4.pdf: preflight: the PDF has ")
-        return check_pack(project, game, pack, paper, pdf, manifest, name=name, shared=shared)
+        return check_pack(project, game, pack, paper, pdf, manifest, name=name)
     monkeypatch.setattr(kit, "check_pack", spy)
     assert pnp(demo, "validate", "demo").exit_code == 0
     assert checked == [("2p", "a4"), ("2p", "letter"), ("3p", "a4"), ("3p", "letter"),

@@ -237,9 +237,9 @@ def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
 
 
 def test_a_sheet_key_follows_the_geometry_not_the_objects_that_hold_it():
-    """Slot rectangles and marks are hashed once per object a run (sheet_cache._once): equal
-    geometry in other objects gives the same key, and a rectangle or mark moved by 0.001 mm,
-    or another face or label, another."""
+    """Slot rectangles and marks are hashed by their geometry: equal geometry in other objects
+    gives the same key, and a rectangle or mark moved by 0.001 mm, or another face or label,
+    another."""
     from generator.geometry import Mark, Rect
 
     def key(x=10.0, mark_x=5.0, face="f1", label="deck/a"):

@@ -176,7 +176,8 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
     for paper in papers or list(PAPERS):
         pdf, manifest = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
                                       reprint_of=since or translator(game.spec.language).gettext("they were last printed"))
-        path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint")
+        path, report = write_pack(project, game, pack, paper, pdf, manifest, options, name_key="reprint",
+                                  shared=builder.passed_checks)
         say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
         name = Path(manifest["file"]).stem

@@ -13,11 +13,13 @@ class RulebookFile:
     size_mm: tuple[float, float]
 
 
-def pack_rulebook(project, assets, game, renderer, pack) -> RulebookFile | None:
-    """The rulebook of `pack` (None when the game has none)."""
+def pack_rulebook(project, assets, checked, renderer, pack) -> RulebookFile | None:
+    """The rulebook of `pack` (None when the game has none), from the edition as validation
+    `checked` it (sheets/kit.py Checked: the game and the rulebook it read)."""
     from generator.render.rulebook import RulebookRenderer
     from generator.sheets.rules_file import reading_order
-    book = RulebookRenderer(project, assets, game, renderer)
+    game = checked.game
+    book = RulebookRenderer(project, assets, game, renderer, checked.rulebook)
     if not book.exists:
         return None
     pages = book.render(pack)

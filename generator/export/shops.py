@@ -112,7 +112,8 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     if pdfx:
         from generator.export.pdfx import find_profile
         profile = find_profile(project.root, icc)
-    game = check_game(project, assets, game_id, lang).game
+    checked = check_game(project, assets, game_id, lang)
+    game = checked.game
     assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game, art_dpi=dpi)      # pictures as fine as the images need
@@ -131,7 +132,7 @@ def export_shop(project: Project, assets: Assets, game_id: str, shop: str, dpi: 
     pieces, left_out = _pieces(assets, game, pack, shop, dpi)
     for line in left_out_lines(game_id, left_out):
         say(line)
-    rules = pack_rulebook(project, assets, game, renderer, pack)
+    rules = pack_rulebook(project, assets, checked, renderer, pack)
     base = project.build / game.id / f"{game.id}-{pack.key}-{shop}-{dpi}dpi{game.name_suffix}"
     decks_left = [(deck, sum(n for _, n in game.pack_cards(pack, deck.id)), why) for deck, why in skipped]
     with writing(base.with_suffix(".zip")) as handle:     # streamed: memory stays flat however many copies

@@ -62,7 +62,8 @@ def layout_for(count: int, trim_mm: tuple[float, float], card_px: tuple[int, int
 
 def export_tts(project: Project, assets: Assets, game_id: str, players: int | None = None, jobs: int = 1,
                say=print, base_url: str | None = None, lang: str | None = None) -> list[str]:
-    game = check_game(project, assets, game_id, lang).game
+    checked = check_game(project, assets, game_id, lang)
+    game = checked.game
     assets = assets.edition(game.spec.language)
     pack = pick_pack(game, players)
     renderer = CardRenderer(project, assets, game)
@@ -85,7 +86,7 @@ def export_tts(project: Project, assets: Assets, game_id: str, players: int | No
     files, pieces = _pieces(project, assets, game, pack, folder, url)
     written += files
     objects += pieces
-    rules = pack_rulebook(project, assets, game, renderer, pack)
+    rules = pack_rulebook(project, assets, checked, renderer, pack)
     if rules is not None:
         path = folder / RULEBOOK_FILE
         write_atomic(path, rules.pdf)

@@ -427,12 +427,11 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
                   templates=True)
     for pack, paper, pdf, manifest in made.packs_made():
         if made.builder.taken is None:          # a pack the store kept passed when it was kept
-            check_pack(project, made.game, pack, paper, pdf, manifest,      # what write_pack checks
-                       shared=made.builder.passed_checks)
+            check_pack(project, made.game, pack, paper, pdf, manifest)      # what write_pack checks
     for rules in made.rules:
         if rules.passed is None:
             check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,
-                       name=rules.name, shared=made.builder.passed_checks)
+                       name=rules.name)
     return Checked(made.game, made.notes)
 
 

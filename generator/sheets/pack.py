@@ -414,15 +414,14 @@ def _refuse(report: "Report", options: PrintOptions) -> None:
 
 
 def check_pack(project: Project, game: Game, pack: PackSpec | None, paper: str, pdf: bytes, manifest: dict,
-               options: PrintOptions = PrintOptions(), name: str | None = None,
-               shared: dict | None = None) -> "Report":
+               options: PrintOptions = PrintOptions(), name: str | None = None) -> "Report":
     """The preflight write_pack runs, on a pack made in memory (`pnp validate`): checked from a
     scratch folder outside the project, named as the build would name it; nothing in build/ changes."""
     import tempfile
     from generator.check.preflight import preflight
     name = name or pack_name(game, pack, paper, options)
     # the last build's record of this file's checked pages, read only: the same bytes pass the same
-    memo = Memo.load(preflight_record(project, game, name), memo_context(project), shared)
+    memo = Memo.load(preflight_record(project, game, name), memo_context(project))
     with tempfile.TemporaryDirectory(prefix="pnp-validate-") as scratch:
         pdf_path, listing = Path(scratch) / f"{name}.pdf", Path(scratch) / f"{name}.json"
         pdf_path.write_bytes(pdf)

@@ -87,16 +87,18 @@ def made(monkeypatch) -> list[str]:
     """The packs and rules files made (not taken from the store) by the builds of a test, by name."""
     from generator.sheets import kit, pack
     names: list[str] = []
-    body, rules = pack.PackBuilder._body, kit.build_rules
+    build, rules = pack.PackBuilder.build, kit.build_rules
 
-    def _body(self, sections, paper, p, *args, **kwargs):
-        names.append(f"{p.key}-{paper}")
-        return body(self, sections, paper, p, *args, **kwargs)
+    def _build(self, p, paper, *args, **kwargs):
+        made = build(self, p, paper, *args, **kwargs)
+        if self.taken is None:
+            names.append(f"{p.key}-{paper}")
+        return made
 
     def build_rules(game, assets, pages, paper, title):
         names.append(f"rules-{paper}")
         return rules(game, assets, pages, paper, title)
-    monkeypatch.setattr(pack.PackBuilder, "_body", _body)
+    monkeypatch.setattr(pack.PackBuilder, "build", _build)
     monkeypatch.setattr(kit, "build_rules", build_rules)
     return names
 

@@ -314,8 +314,9 @@ def test_a_damaged_record_is_an_empty_one(project, spy, damage):
         data = json.loads(path.read_bytes())
         form = {"wrong shapes": [["/F1", "/Type0", ["a"]]], "wrong shapes as text": '[["/F1", "/Type0", ["a"]]]',
                 "forms not JSON": '[["/F1", "/Type0", [1'}[damage]
+        assert data["objects"]
         path.write_text(json.dumps({**data, "pages": {k: "x" for k in data["pages"]},
-                                    "forms": {k: form for k in data["forms"]}}))
+                                    "forms": {k: form for k in data["forms"]}, "objects": {k: form for k in data["objects"]}}))
     touch_input(project)
     result = pnp(project, *BUILD)
     assert result.exit_code == 0 and "preflight ok" in result.output, result.output

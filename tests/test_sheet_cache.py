@@ -172,17 +172,44 @@ def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
     _assert_cold_equal(project)
 
 
-def test_a_pack_with_more_than_card_sheets_is_built_cold(tmp_path, kept):
-    """A rulebook (like boards, tokens or tuck boxes) is not a sheet the cache can keep: such a
-    pack is made whole every time, and no record is kept for it."""
-    project = _sizes(tmp_path / "sizes")
-    (project / "cards/sizes/rulebook").mkdir()
-    (project / "cards/sizes/rulebook/zh-Hans.md").write_text("# 规则\n\n每人抽一张牌。\n", encoding="utf-8")
-    _build(project)
-    assert not (project / "build/.cache/sheets/sizes").exists()
-    _edit(project, "label: 乙", "label: 丙")
-    _build(project)
+def test_a_pack_with_boards_and_a_rulebook_keeps_them_and_is_the_cold_build(tmp_path, kept):
+    """A game with boards and a rulebook: a card edit re-imposes the card's sheets and keeps every other
+    page of the last pack (its boards' and its rulebook's among them); a board edit builds the pack
+    whole. Each time the pack is the cold build's."""
+    from tests.test_rebuild_sequences import GAME, _project
+    project = _project(tmp_path / "project")
+    build = ("build", GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+    pack = project / f"build/{GAME}/{GAME}-3p-a4-zh-Hans.pdf"
+
+    def edited(name: str, old: str, new: str) -> tuple[bytes, bytes]:
+        path = project / f"cards/{GAME}/{name}"
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        assert pnp(project, *build).exit_code == 0
+        return pack.read_bytes(), pack.with_suffix(".json").read_bytes()
+
+    def cold() -> tuple[bytes, bytes]:
+        target = tmp_path / f"cold{len(list(tmp_path.glob('cold*')))}"
+        shutil.copytree(project, target, symlinks=True, ignore=shutil.ignore_patterns("build"))
+        assert pnp(target, *build).exit_code == 0
+        made = target / pack.relative_to(project)
+        return made.read_bytes(), made.with_suffix(".json").read_bytes()
+
+    assert pnp(project, *build).exit_code == 0
+    assert edited("stalls.yaml", "motto: 红红火火", "motto: 红红火火火") == cold()
+    roles = [e["role"] for e in json.loads(pack.with_suffix(".json").read_bytes())["pages"] if e["role"] != "info"]
+    assert {"board", "rulebook"} <= set(roles)
+    (k, n), = kept
+    assert n == len(roles) and roles.count("board") + roles.count("rulebook") <= k < n
+    kept.clear()
+    assert edited("pieces.yaml", "size: 12", "size: 11") == cold()
+    assert len(kept) == 1 and 0 < kept[0][0] < n       # the board's drawing made anew, the rest kept
+    kept.clear()
+    edited("pieces.yaml", "size: 11", "size: 12")        # undone: the pack is taken from the store,
     assert kept == []
+    assert edited("stalls.yaml", "motto: 红红火火火", "motto: 红红火") == cold()
+    assert len(kept) == 1 and kept[0][0] >= k          # and the next edit builds on it (its record came too)
 
 
 def test_a_record_that_lies_about_its_sheets_is_built_whole(tmp_path, kept):

@@ -180,6 +180,12 @@ def _retag(font, parents) -> None:
         parent.BaseFont = name
 
 
+def share_alike(pdf: pikepdf.Pdf) -> None:
+    """_share_alike over every font of the PDF: a pack built on its last file with a board or
+    rulebook page drawn anew, whose fonts a cold build shares with the kept pages'."""
+    _share_alike(pdf, [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font"])
+
+
 def _share_alike(pdf: pikepdf.Pdf, fonts: list) -> None:
     """reportlab's simple fonts that are alike to the byte become one object: each board copy is drawn
     alone (render/pieces.py), and copies that print the same words (a record board for each player)

@@ -80,13 +80,22 @@ class PieceDrawer:
         self.t = translator(game.spec.language)       # the engine's notes beside tiled and reduced boards
         self.cache = PieceCache(assets, game, ink_saver)
         self._copies: dict[str, bytes] = {}     # a copy's identity -> its drawing, once a build
+        self._frames: dict[str, bytes | None] = {}  # sheets (repr) -> what they add, once a build
         self._specs: dict[str, tuple] = {}      # a piece's id -> its spec as canonical JSON, the names it reads
 
     def draw_sheets(self, sheets: list[PieceSheet], pack, context: dict) -> bytes:
         """All sheets as one PDF, a page each (sized to the sheet): every piece copy placed from its
         own drawing, then what the sheet adds (a tile's marks, a note, the fold line)."""
         drawings = [[self.draw_copy(p.item, pack, context) for p in sheet.placements] for sheet in sheets]
-        return _assembled(sheets, drawings, self._frame(sheets))
+        return _assembled(sheets, drawings, self.frame(sheets))
+
+    def frame(self, sheets: list[PieceSheet]) -> bytes | None:
+        """What the sheets print besides their pieces (_frame), drawn once a build: a pack's store
+        key reads it too (its notes draw with the project's fonts and icons)."""
+        ident = repr(sheets)
+        if ident not in self._frames:
+            self._frames[ident] = self._frame(sheets)
+        return self._frames[ident]
 
     def draw_copy(self, item: PieceCopy, pack, context: dict) -> bytes:
         """One copy of a piece (one side) alone on a page, MARGIN wider than it on every side: drawn

@@ -79,24 +79,33 @@ def layout(paper: str, page: tuple[float, float], imposition: str) -> SheetLayou
 
 def impose(out: pikepdf.Pdf, source: pikepdf.Pdf, paper: str, imposition: str, page: tuple[float, float]
            ) -> list[dict]:
-    """Append the sheets to `out`; one manifest entry per sheet side. Each placed page is a form
-    labelled "rulebook page N" so the result can be read back."""
+    """Append the sheets to `out`; one manifest entry per sheet side (sheet_entries). Each placed
+    page is a form labelled "rulebook page N" so the result can be read back."""
     sheet = layout(paper, page, imposition)
-    slots = (booklet_slots if imposition == "booklet" else pages_slots)(len(source.pages))
     imposer = Imposer(out)
-    entries = []
-    sides = sorted({(s.sheet, s.side) for s in slots}, key=lambda k: (k[0], k[1] != "front"))
-    for number, side in sides:
-        here = [s for s in slots if (s.sheet, s.side) == (number, side)]
+    for number, side, here in _sides(imposition, len(source.pages)):
         target = imposer.new_page(sheet.size)
         placed = [(f"rulebook-{s.page}", source.pages[s.page - 1], sheet.rects[s.position],
                    sheet.rects[s.position], 0.0, f"rulebook page {s.page}") for s in here if s.page]
         _place_scaled(imposer, target, placed, sheet, marks=side == "front")
-        entries.append({"role": "rulebook", "size": list(sheet.size), "sheet": number, "side": side,
-                        "scale": round(sheet.scale, 4),
-                        "slots": [{"page": s.page, "position": s.position, "rect": sheet.rects[s.position].as_list()}
-                                  for s in here]})
-    return entries
+    return sheet_entries(paper, imposition, page, len(source.pages))
+
+
+def sheet_entries(paper: str, imposition: str, page: tuple[float, float], pages: int) -> list[dict]:
+    """The manifest entry of each sheet side impose() appends for a rulebook of `pages` pages."""
+    sheet = layout(paper, page, imposition)
+    return [{"role": "rulebook", "size": list(sheet.size), "sheet": number, "side": side,
+             "scale": round(sheet.scale, 4),
+             "slots": [{"page": s.page, "position": s.position, "rect": sheet.rects[s.position].as_list()}
+                       for s in here]}
+            for number, side, here in _sides(imposition, pages)]
+
+
+def _sides(imposition: str, pages: int) -> list[tuple[int, str, list[Slot]]]:
+    """(sheet number, side, its slots) of every sheet side, in print order."""
+    slots = (booklet_slots if imposition == "booklet" else pages_slots)(pages)
+    sides = sorted({(s.sheet, s.side) for s in slots}, key=lambda k: (k[0], k[1] != "front"))
+    return [(number, side, [s for s in slots if (s.sheet, s.side) == (number, side)]) for number, side in sides]
 
 
 def _place_scaled(imposer: Imposer, target, placed, sheet: SheetLayout, marks: bool) -> None:

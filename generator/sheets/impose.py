@@ -142,6 +142,11 @@ class Imposer:
         for group, font in self._stand_ins.items():
             font.PnpGlyphs = pikepdf.String(self._glyphs[group].json())
 
+    def whole_pages(self, key: str, count: int, make) -> None:
+        """`count` pages that make() appends to the output as they are (a board run's drawing, a
+        rulebook's sheets), named together by `key` (sheets/sheet_cache.py keeps them by it)."""
+        make()
+
     def new_page(self, size: tuple[float, float]) -> pikepdf.Page:
         w, h = size
         page = pikepdf.Page(Dictionary(Type=Name.Page, MediaBox=Array([0, 0, pt(w), pt(h)]),

@@ -23,7 +23,7 @@ from generator.pdfbytes import AS_IS, open_pdf, pdf_bytes, sha256_hex
 from generator.errors import PnpError, Problem
 from generator.geometry import pt
 from generator.render.cards import Rendered
-from generator.render.fontmerge import merge_fonts, tidy_fonts
+from generator.render.fontmerge import merge_fonts, share_alike, tidy_fonts
 from generator.render.info import InfoPage
 from generator.sheets.card_sheets import CardSheets
 from generator.sheets.cutters import cut_file_names, cut_files
@@ -79,9 +79,9 @@ class PackBuilder:
     def build(self, pack: PackSpec, paper: str, only: set[str] | None = None, changes: list | None = None,
               removed: list | None = None, reprint_of: str | None = None, whole: bool = False) -> tuple[bytes, dict]:
         """The pack as PDF bytes and its manifest. With `only` (card uids) it is a reprint:
-        just those cards, every copy, no boards, and page 1 lists `changes`. A pack of card
-        decks only that was built before keeps its unchanged sheets (sheets/sheet_cache.py),
-        unless `whole`; `self.built_on_last` says whether it did."""
+        just those cards, every copy, no boards, and page 1 lists `changes`. A pack that was
+        built before keeps its unchanged pages (sheets/sheet_cache.py), unless `whole`;
+        `self.built_on_last` says whether it did."""
         self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
         self.built_on_last = False
         if only is None and not whole:
@@ -102,14 +102,20 @@ class PackBuilder:
         name = pack_name(self.game, pack, paper, self.options)
         context = (sheet_cache.context_key(name, self.options, [f.path for f in self.assets.fonts])
                    if self._reusable(sections, rules, only) else None)
-        # a pack the sheet cache builds on keeps its own record; any other whole pack is a store value
+        # A whole pack is a store value, taken when all its parts are as they were, but one of card
+        # decks alone that the sheet cache builds on: its record is what it keeps (a store value
+        # would be the whole pack written again at each edit, for an undo).
+        cards_only = rules is None and all(s.kind == "deck" for s in sections)
         key = self.store_key(pack, paper, name, sections + ([rules] if rules else [])) \
-            if only is None and context is None else None
+            if only is None and not (context and cards_only) else None
         if key:
             taken = self.store.take(key, lambda layout: self.info.stored_key(pack, paper, layout, self.options))
             if taken:
-                self.taken = taken[2]
-                return taken[0], taken[1]
+                pdf, manifest, self.taken, sheets = taken
+                if isinstance(sheets, list) and len(sheets) == 4 and sheets[:2] == [name, context] \
+                        and type(sheets[2]) is int and isinstance(sheets[3], dict):
+                    self.last = tuple(sheets)       # (sheet_cache.load checks the rest when it is built on)
+                return pdf, manifest
         previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
         reuser = sheet_cache.SheetReuser(previous.pdf, previous.record) if previous else None
         self.built_on_last = reuser is not None
@@ -131,6 +137,8 @@ class PackBuilder:
         pack_record.metadata(out, self.game, pack, paper, self.options)
         if reuser:                           # what is new: page 1, the sheets imposed now, fonts re-made
             tidy_fonts(out, [p.obj for p in out.pages[:len(info.pages)]] + reuser.made, reuser.remade)
+            if reuser.drawn_anew:
+                share_alike(out)
         else:
             # page 1's fonts (the body's were tidied by merge_fonts): unique tags, clean names
             tidy_fonts(out, None if self.options.draft else [p.obj for p in out.pages[:len(info.pages)]])
@@ -149,7 +157,7 @@ class PackBuilder:
         manifest = self._manifest(pack, paper, sections, body, offset, runs)
         if key:
             layout = self.info.layout(sections, runs, offset, len(body.entries))
-            self.keeping = pack_store.Made(key, self.info.last_key, layout, data, manifest)
+            self.keeping = pack_store.Made(key, self.info.last_key, layout, data, manifest, self.last)
         return data, manifest
 
     def weight(self, pack: PackSpec) -> int:
@@ -184,8 +192,7 @@ class PackBuilder:
             if section.kind == "rulebook":
                 return section.items[0].key
             return []               # a piece: its run's drawings below
-        drawings = {run: [hashlib.sha256(d).hexdigest() for d in self.pieces.drawings(pieces, paper, pack)]
-                    for run in RUNS[:-1]
+        drawings = {run: self.pieces.drawing_keys(pieces, paper, pack) for run in RUNS[:-1]
                     if (pieces := [s for s in sections if s.run == run and s.kind == "piece"])}
         decks = {d.id: [plain(d.spec), d.trim, d.bleed, d.safe, d.corner_radius] for d in self.game.decks.values()}
         return pack_store.key_of(self.assets, {
@@ -201,9 +208,10 @@ class PackBuilder:
                                     self.reprint)
 
     def _reusable(self, sections: list[Section], rules, only) -> bool:
-        """Whether the sheet cache can rebuild this pack exactly: card sheets only, as imposed."""
-        return (only is None and rules is None and not self.options.draft and not self.options.cutter
-                and all(s.kind == "deck" for s in sections))
+        """Whether the sheet cache can rebuild this pack exactly: card sheets, board sheets and a
+        stored rulebook's, as imposed (no tuck box, draft or cutter marks)."""
+        return (only is None and (rules is None or bool(rules.items[0].key)) and not self.options.draft
+                and not self.options.cutter and all(s.kind in ("deck", "piece") for s in sections))
 
     def _body(self, sections: list[Section], paper: str, pack: PackSpec, reuser=None, recording=False) -> Body:
         """Every page after page 1, run by run, with one font program per font."""
@@ -244,9 +252,12 @@ class PackBuilder:
         return Section("rulebook", self.rulebook._("Rulebook"), "rulebook", "rules", pages.count, [pages])
 
     def _impose_rules(self, body: Body, section: Section, paper: str) -> None:
-        from generator.sheets.booklet import impose
-        pages = section.items[0]
-        for entry in impose(body.pdf, pages.pdf, paper, self.game.spec.rulebook.imposition, pages.size):
+        from generator.sheets.booklet import impose, sheet_entries
+        pages, imposition = section.items[0], self.game.spec.rulebook.imposition
+        entries = sheet_entries(paper, imposition, pages.size, pages.count)
+        body.imposer.whole_pages(f"rulebook {pages.key} {imposition}", len(entries),
+                                 lambda: impose(body.pdf, pages.pdf, paper, imposition, pages.size))
+        for entry in entries:
             body.add(entry, section, run="rules")
 
     def _info(self, pack: PackSpec, paper: str, sections: list[Section], body: Body):

@@ -42,12 +42,14 @@ KEEP = 4            # packs kept per file name: an edit undone, or tried back an
 @dataclass
 class Made:
     """A pack just made, to keep once it passes preflight: its key, page 1's key and the layout
-    page 1 was drawn over (None and {} for a rules file, which has no page 1), its bytes and manifest."""
+    page 1 was drawn over (None and {} for a rules file, which has no page 1), its bytes and manifest,
+    and the sheet cache's record of it (PackBuilder.last), so that a pack taken is built on next time."""
     key: str
     page_one: str | None
     layout: dict
     pdf: bytes
     manifest: dict
+    sheets: tuple | None = None
 
 
 class PackStore:
@@ -57,9 +59,10 @@ class PackStore:
         self.names = project.build / ".cache" / "pack-records" / "by-name"
 
     def take(self, key: str, page_one: Callable[[dict], str | None] | None = None) \
-            -> tuple[bytes, dict, Report] | None:
-        """(PDF bytes, manifest, preflight's report) of the pack stored under `key` whose page 1
-        is still the page `page_one(layout)` names (a file without a page 1: None), else None."""
+            -> tuple[bytes, dict, Report, list | None] | None:
+        """(PDF bytes, manifest, preflight's report, its sheet record) of the pack stored under `key`
+        whose page 1 is still the page `page_one(layout)` names (a file without a page 1: None), else
+        None."""
         found = self.records.get_bytes(key, lambda name: None)
         try:
             record = json.loads(found[1]) if found else None
@@ -70,7 +73,7 @@ class PackStore:
         if page_one and current is None:
             return None
         hit = self.pdfs.get_bytes(key, lambda name: current if name == PAGE_ONE else None)
-        return (hit[1], manifest, report) if hit else None
+        return (hit[1], manifest, report, record.get("sheets")) if hit else None
 
     def keep(self, made: Made, report: Report) -> None:
         """Keep a pack that passed preflight (`report`) with nothing to say: one that passed only as a
@@ -78,7 +81,7 @@ class PackStore:
         refuse what a draft let through, and each page 1 has its own warnings)."""
         if report.findings:
             return
-        record = {"layout": made.layout, "manifest": made.manifest, "report": vars(report)}
+        record = {"layout": made.layout, "manifest": made.manifest, "report": vars(report), "sheets": made.sheets}
         self.records.put(made.key, {}, json.dumps(record, ensure_ascii=False).encode())   # its order is the manifest's
         self.pdfs.put(made.key, {PAGE_ONE: made.page_one} if made.page_one else {}, made.pdf)
         self._keep_newest(made.manifest["file"], made.key)

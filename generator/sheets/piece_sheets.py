@@ -3,6 +3,7 @@ paper (or reduced with --fit), backs mirrored for duplex or beside the fold for 
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import replace
 
 import pikepdf
@@ -54,29 +55,54 @@ class PieceSheets:
     def _draw(self, body: Body, sections: list[Section], paper: str, pack: PackSpec) -> list:
         sheets, backs, order = self._layout(sections, paper)
         by_id = {s.id: s for s in sections}
-        drawn = open_pdf(self._drawing(order, pack))
-        body.keep.append(drawn)
-        numbers = {}
-        for sheet, page in zip(order, drawn.pages):
-            numbers[id(sheet)] = self._add_page(body, sheet, page, by_id)
+        self._add_pages(body, order, pack)
+        numbers = {id(sheet): self._add_entry(body, sheet, by_id) for sheet in order}
         if self.options.duplex != "none" or not backs:
             return []
-        drawn_backs = open_pdf(self._drawing(backs, pack))
-        body.keep.append(drawn_backs)
 
         def make_backs():
-            for front, back, page in zip(sheets, backs, drawn_backs.pages):
-                self._add_page(body, back, page, by_id, front_page=numbers[id(front)])
+            self._add_pages(body, backs, pack)
+            for front, back in zip(sheets, backs):
+                self._add_entry(body, back, by_id, front_page=numbers[id(front)])
         return [make_backs]
 
-    def drawings(self, sections: list[Section], paper: str, pack: PackSpec) -> list[bytes]:
-        """The PDF drawings one run's sheets are made of (what a pack's store key names them by)."""
-        drawn = []
+    def _add_pages(self, body: Body, sheets: list[PieceSheet], pack: PackSpec) -> None:
+        """The sheets' pages: their drawing's, or, for a pack built on its last file, that file's
+        pages of the same drawing (body.imposer, sheets/sheet_cache.py)."""
+        def make():
+            drawn = open_pdf(self._drawing(sheets, pack))
+            body.keep.append(drawn)
+            for sheet, page in zip(sheets, drawn.pages):
+                body.pdf.pages.append(page)
+                page = body.pdf.pages[-1]
+                if len(sheet.placements) == 1:      # one piece on the page: its trim is the page's trim box
+                    rect = sheet.placements[0].rect
+                    page.obj.TrimBox = page.obj.BleedBox = pikepdf.Array(
+                        [pt(rect.x), pt(sheet.page[1] - rect.y - rect.h), pt(rect.x + rect.w), pt(sheet.page[1] - rect.y)])
+                if getattr(sheet, "cutter", None) is not None:
+                    self._registration(body, page, sheet)
+        body.imposer.whole_pages(f"pieces {self._drawing_key(sheets, pack)}", len(sheets), make)
+
+    def drawing_keys(self, sections: list[Section], paper: str, pack: PackSpec) -> list[str]:
+        """The keys of the drawings one run's sheets are made of (_drawing_key): a pack's store key
+        names them by these."""
+        keys = []
         for group in _by_sides(sections):
             _, backs, order = self._layout(group, paper)
             separate = self.options.duplex == "none" and backs
-            drawn += [self._drawing(order, pack)] + ([self._drawing(backs, pack)] if separate else [])
-        return drawn
+            keys += [self._drawing_key(sheets, pack) for sheets in [order] + ([backs] if separate else [])]
+        return keys
+
+    def _drawing_key(self, sheets: list[PieceSheet], pack: PackSpec) -> str:
+        """What a drawing of sheets is made of, known without assembling it: each sheet's layout (its
+        pieces' specs, copies, players and places, tiles and fold), the bytes of every copy placed,
+        from the piece cache, and of what the sheets add (a tile's marks and note, the fold line)."""
+        digest = hashlib.sha256(repr(sheets).encode())
+        digest.update(hashlib.sha256(self.drawer.frame(sheets) or b"").digest())
+        context = expression_context(self.game)
+        for placement in (p for sheet in sheets for p in sheet.placements):
+            digest.update(hashlib.sha256(self.drawer.draw_copy(placement.item, pack, context)).digest())
+        return digest.hexdigest()
 
     def _layout(self, sections: list[Section], paper: str) -> tuple[list, list, list]:
         """(front sheets, back sheets, the sheets in the order one drawing prints them)."""
@@ -130,14 +156,8 @@ class PieceSheets:
             sheet.cutter = cutter
         return sheets, [c for c, ok in zip(copies, fits) if not ok]
 
-    def _add_page(self, body: Body, sheet: PieceSheet, page, by_id, front_page=None) -> int:
-        body.pdf.pages.append(page)
-        if len(sheet.placements) == 1:      # one piece on the page: its trim is the page's trim box
-            rect = sheet.placements[0].rect
-            box = pikepdf.Array([pt(rect.x), pt(sheet.page[1] - rect.y - rect.h),
-                                 pt(rect.x + rect.w), pt(sheet.page[1] - rect.y)])
-            body.pdf.pages[-1].obj.TrimBox = box
-            body.pdf.pages[-1].obj.BleedBox = box
+    def _add_entry(self, body: Body, sheet: PieceSheet, by_id, front_page=None) -> int:
+        """The manifest entry of a sheet's page; its number."""
         placed = [_placed(p) for p in sheet.placements]
         owners = [by_id[i] for i in dict.fromkeys(p["piece"] for p in placed)]
         sides = {p["side"] for p in placed}
@@ -149,20 +169,19 @@ class PieceSheets:
             entry["fold_x"] = round(sheet.fold_x, 3)
         cutter = getattr(sheet, "cutter", None)
         if cutter is not None:
-            entry.update(self._registration(body, cutter, sheet))
+            shapes = cutters.registration(cutter, sheet.page)
+            cuts = [{"trim": p.rect.as_list(), "shape": p.item.piece.shape} for p in sheet.placements]
+            entry.update({"cutter": cutter.id, "cut_area": cutters.cut_area(cutter, sheet.page).as_list(),
+                          "registration": [s.as_list() for s in shapes], "cuts": cuts})
         run = back_run(self.options.duplex) if role == "board-back" else owners[0].run
         return body.add(entry, *owners, run=run)
 
-    def _registration(self, body: Body, cutter, sheet: PieceSheet) -> dict:
-        """A cutter sheet's marks on the page just added, and what its cut file needs: each piece's
-        outline (a circle for a round token)."""
-        shapes = cutters.registration(cutter, sheet.page)
-        page = body.pdf.pages[-1]
+    def _registration(self, body: Body, page, sheet: PieceSheet) -> None:
+        """A cutter sheet's registration marks, drawn over the page (its cut file reads them from the
+        page's manifest entry)."""
+        shapes = cutters.registration(sheet.cutter, sheet.page)
         page.contents_add(pikepdf.Stream(body.pdf, b"q\n"), prepend=True)      # the drawing's state, closed
         page.contents_add(pikepdf.Stream(body.pdf, b"\nQ\n" + cutters.pdf_ops(shapes, sheet.page[1]).encode()))
-        cuts = [{"trim": p.rect.as_list(), "shape": p.item.piece.shape} for p in sheet.placements]
-        return {"cutter": cutter.id, "cut_area": cutters.cut_area(cutter, sheet.page).as_list(),
-                "registration": [s.as_list() for s in shapes], "cuts": cuts}
 
     def _back_sheet(self, sheet: PieceSheet) -> PieceSheet:
         placements = []

@@ -1,26 +1,29 @@
-"""Reusing the sheets of the last build of a pack: a change costs what it changes.
+"""Reusing the pages of the last build of a pack: a change costs what it changes.
 
 A card sheet is decided by what its imposer is asked to place: the face keys in its slots
 (the face cache's keys, whatever went into them), where each lands and is clipped, the card's
 bleed and label, the crop marks, the page size, rotations and fold line. Its sheet key is a
-hash of exactly that. After a pack of card decks only is written, a record beside the face
+hash of exactly that. A board run's drawing (sheets/piece_sheets.py, `_drawing_key`: its
+sheets' layout and the bytes of every copy placed) and a rulebook's sheets (the laid-out pages'
+store key, the imposition) are keyed as a whole, a key per page: their pages carry their own
+fonts, and one drawing's pages share its forms. After a pack is written, a record beside the face
 cache (build/.cache/sheets/<game>/<pack file>.json) keeps, for that very file (by its hash):
-the sheet key and the face key and label of every slot of every body page, the glyphs each
-face draws with each bundled font (as JSON text: read only for a face that comes or goes, as
+the key of every body page and the face key and label of every slot of a card sheet, the glyphs
+each face draws with each bundled font (as JSON text: read only for a face that comes or goes, as
 a face key names what it draws) and how many faces draw each glyph, so the glyphs the next
 pack draws are the last pack's, less those of the faces it dropped, plus those of its new ones.
 
 The next build of the same pack, paper and options opens the previous file and keeps every
-page whose sheet key is unchanged; only the other sheets are imposed (their faces opened from
+page whose key is unchanged; only the other sheets are imposed or drawn (faces opened from
 the face cache), page 1 is made again, and a font's subset is re-made only when the set of
 glyphs the pack draws with it changed (in place, so the kept pages keep pointing at it). The
 result is the object graph a cold build makes, and such packs are saved with every stream
 compressed afresh and without object streams (qpdf fills those in the order objects were made
 in memory), so incremental, cached and cold builds are byte-identical (tests/test_sheet_cache.py).
-What this cannot reproduce exactly builds cold: boards, tokens, tuck boxes or a rulebook in the
-pack, a reprint, a draft, cutter sheets, a font new to the pack, a glyph two faces map to
-different text or whose text changed. A record that does not fit the file it names (a form
-missing, or another card's, where it says) builds cold too.
+What this cannot reproduce exactly builds cold: tuck boxes, a reprint, a draft, cutter sheets, a
+font new to the pack, a glyph two faces map to different text or whose text changed. A record
+that does not fit the file it names (a form missing, or another card's, where it says) builds
+cold too.
 """
 from __future__ import annotations
 
@@ -157,6 +160,13 @@ class SheetRecorder(Imposer):
         self.sheets.append([sheet_key(placements, marks, page_size, rotations, fold), slots])
         super().place(page, placements, marks, page_size, rotations, fold)
 
+    def whole_pages(self, key, count, make) -> None:
+        before = len(self.out.pages)
+        make()
+        if len(self.out.pages) - before != count:
+            raise ValueError(f"{key}: {len(self.out.pages) - before} pages made, {count} expected")
+        self.sheets += [[f"{key}/{i}", []] for i in range(count)]
+
     def placeholders(self) -> dict:
         """One (font dictionary, name) per group among the imported faces, before the merge."""
         seen: dict = {}
@@ -286,6 +296,7 @@ class SheetReuser(_BuiltOnLast):
         self.order: list[pikepdf.Object] = []  # the body's page objects, in order
         self.made: list[pikepdf.Object] = []   # the pages imposed now
         self.remade: list[pikepdf.Object] = []  # the pack's fonts whose subset was made again
+        self.drawn_anew = False                 # a board or rulebook page made now (whole_pages)
 
     def form(self, key, page, bleed=0.0, label=""):
         ident = (key, label)
@@ -309,6 +320,24 @@ class SheetReuser(_BuiltOnLast):
         super().place(real, placements, marks, page_size, rotations, fold)
         self.order.append(real.obj)
         self.made.append(real.obj)
+
+    def whole_pages(self, key, count, make) -> None:
+        """A board run's drawing or a rulebook's sheets: kept whole when the last pack had them,
+        else made (into the last file, then taken out of its page list: assemble() orders the
+        pages). The pages of one drawing share its forms, so they are kept or made together."""
+        keys = [f"{key}/{i}" for i in range(count)]
+        self.sheets += [[k, []] for k in keys]
+        if all(self.by_key.get(k) for k in keys):
+            self.order += [self.old_pages[self.by_key[k].popleft()] for k in keys]
+            self.kept += count
+            return
+        before = len(self.out.pages)
+        make()
+        made = [page.obj for page in self.out.pages[before:]]
+        del self.out.pages[before:]
+        self.order += made
+        self.made += made
+        self.drawn_anew = True
 
     # --- after the sheets ----------------------------------------------------------------------
     def merge_fonts(self, assets) -> None:
@@ -496,8 +525,7 @@ def forget(project, game_id: str, name: str) -> None:
 def save(project, game_id: str, name: str, context: str, pdf_sha: str, info_pages: int, data: dict) -> None:
     """`data`: SheetRecorder.record_data() of the build that made the pack whose bytes' sha256
     (hex) is `pdf_sha`."""
-    if data["font_names"] is None:        # fonts it could not tell apart: nothing to build on next time
+    if data.get("font_names") is None:    # fonts it could not tell apart: nothing to build on next time
         return
-    record = {"version": VERSION, "context": context, "pdf": pdf_sha,
-              "info_pages": info_pages, **data}
+    record = {**data, "version": VERSION, "context": context, "pdf": pdf_sha, "info_pages": info_pages}
     write_record(record_path(project, game_id, name), record)

@@ -90,11 +90,15 @@ class PieceDrawer:
         return _assembled(sheets, drawings, self.frame(sheets))
 
     def frame(self, sheets: list[PieceSheet]) -> bytes | None:
-        """What the sheets print besides their pieces (_frame), drawn once a build: a pack's store
-        key reads it too (its notes draw with the project's fonts and icons)."""
+        """What the sheets print besides their pieces (_frame), or None when they print nothing else:
+        a pack's store key reads it too. Kept in the piece cache like a copy (its notes draw with the
+        edition's fonts and icons, and the icon files it placed are its recorded inputs)."""
         ident = repr(sheets)
         if ident not in self._frames:
-            self._frames[ident] = self._frame(sheets)
+            framed = any(getattr(s, "fold_x", None) or any(p.tile or p.scale != 1.0 for p in s.placements)
+                         for s in sheets)
+            key = hashlib.sha256(f"frame\n{ident}".encode()).hexdigest()
+            self._frames[ident] = self.cache.draw(key, {}, lambda _: self._frame(sheets)) if framed else None
         return self._frames[ident]
 
     def draw_copy(self, item: PieceCopy, pack, context: dict) -> bytes:
@@ -151,12 +155,9 @@ class PieceDrawer:
                             f"in {self.game.catalogue}; inside an expression write _('…'))")
         self.cache.drew_text(text)
 
-    def _frame(self, sheets: list[PieceSheet]) -> bytes | None:
+    def _frame(self, sheets: list[PieceSheet]) -> bytes:
         """What the sheets print besides their pieces, a page each (a tile's alignment marks,
-        diagram and note; a reduced piece's note; the fold line), or None when they print nothing else."""
-        if not any(getattr(s, "fold_x", None) or any(p.tile or p.scale != 1.0 for p in s.placements)
-                   for s in sheets):
-            return None
+        diagram and note; a reduced piece's note; the fold line)."""
         register_fonts(self.assets)
         buffer = io.BytesIO()
         canvas = Canvas(buffer, invariant=1, pageCompression=1, initialFontName=registered(self.assets.fonts[0]))

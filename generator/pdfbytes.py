@@ -39,11 +39,20 @@ def canonical_stream(stream: pikepdf.Stream) -> None:
     compression gives other bytes, so it never compresses one). A document whose every stream is
     canonical is saved with AS_IS: qpdf copies each stream as it is, so a stream copied from one
     such document into another keeps its bytes."""
-    try:
-        data = stream.read_bytes()
-    except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
-        return
-    stream.write(zlib.compress(data), filter=pikepdf.Name.FlateDecode)
+    raw = stream.read_raw_bytes()
+    ident = hashlib.sha256(raw + repr((stream.get("/Filter"), stream.get("/DecodeParms"))).encode()).digest()
+    if ident not in _CANONICAL:
+        try:
+            _CANONICAL[ident] = zlib.compress(stream.read_bytes())
+        except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
+            _CANONICAL[ident] = None
+    if _CANONICAL[ident] is not None:
+        stream.write(_CANONICAL[ident], filter=pikepdf.Name.FlateDecode)
+
+
+# A stream's canonical bytes by what it holds (its raw bytes and filter), once a process: every pack of
+# an edition places the same boards' and rulebook's streams.
+_CANONICAL: dict[bytes, bytes | None] = {}
 
 
 # Saving a document whose streams are canonical (canonical_stream): qpdf copies every stream as it is.

@@ -173,6 +173,8 @@ class SheetRecorder(Imposer):
         for ident in self.imported:
             for fonts, name, font in placeholders(self._forms[ident].get("/Resources")):
                 seen.setdefault(_group(font), (fonts, name))
+            if len(seen) == len(self._stand_ins):       # every group found: the rest is the same walk
+                break
         return seen
 
     def note_fonts(self, placeholders: dict) -> None:

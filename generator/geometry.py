@@ -393,6 +393,8 @@ class Placement:
 class PieceSheet:
     page: tuple[float, float]
     placements: list[Placement]
+    fold_x: float | None = None         # gutter-fold sheets: where the fold runs (mm from the left)
+    cutter: object = None               # a cutting machine's sheet: its sheets/cutters.Cutter
 
 
 def orientation_for(size: tuple[float, float], paper: str) -> tuple[float, float]:

@@ -33,26 +33,29 @@ def _anonymous_file():
     return tempfile.TemporaryFile()
 
 
-def canonical_stream(stream: pikepdf.Stream) -> None:
+def canonical_stream(stream: pikepdf.Stream, memo: dict | None = None) -> None:
     """Give a stream its one canonical form: its fully decoded bytes compressed by Python's zlib at
     the default level (a stream qpdf cannot decode, a JPEG say, stays as it is; qpdf's own
     compression gives other bytes, so it never compresses one). A document whose every stream is
     canonical is saved with AS_IS: qpdf copies each stream as it is, so a stream copied from one
-    such document into another keeps its bytes."""
-    raw = stream.read_raw_bytes()
-    ident = hashlib.sha256(raw + repr((stream.get("/Filter"), stream.get("/DecodeParms"))).encode()).digest()
-    if ident not in _CANONICAL:
+    such document into another keeps its bytes. `memo`: canonical bytes by what a stream holds (its
+    raw bytes and filter), for streams that many documents hold alike (sheets/sheet_cache.py)."""
+    ident = None
+    if memo is not None:
+        raw = stream.read_raw_bytes()
+        ident = hashlib.sha256(raw + repr((stream.get("/Filter"), stream.get("/DecodeParms"))).encode()).digest()
+    if ident is None or ident not in memo:
         try:
-            _CANONICAL[ident] = zlib.compress(stream.read_bytes())
+            made = zlib.compress(stream.read_bytes())
         except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
-            _CANONICAL[ident] = None
-    if _CANONICAL[ident] is not None:
-        stream.write(_CANONICAL[ident], filter=pikepdf.Name.FlateDecode)
-
-
-# A stream's canonical bytes by what it holds (its raw bytes and filter), once a process: every pack of
-# an edition places the same boards' and rulebook's streams.
-_CANONICAL: dict[bytes, bytes | None] = {}
+            made = None
+        if ident is None:
+            if made is not None:
+                stream.write(made, filter=pikepdf.Name.FlateDecode)
+            return
+        memo[ident] = made
+    if memo[ident] is not None:
+        stream.write(memo[ident], filter=pikepdf.Name.FlateDecode)
 
 
 # Saving a document whose streams are canonical (canonical_stream): qpdf copies every stream as it is.

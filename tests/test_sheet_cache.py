@@ -14,6 +14,7 @@ import pytest
 
 from generator.pdfbytes import AS_IS
 from generator.sheets import sheet_cache
+from generator.source.project import Project
 from tests.conftest import ROOT, pnp
 
 
@@ -391,7 +392,7 @@ def test_a_cold_pack_copies_its_faces_streams_as_the_face_cache_holds_them(tmp_p
     project = _sizes(tmp_path / "sizes")
     made = []
     real = pdfbytes.canonical_stream
-    monkeypatch.setattr(sheet_cache, "canonical_stream", lambda s: made.append(s.get("/Type")) or real(s))
+    monkeypatch.setattr(sheet_cache, "canonical_stream", lambda s, memo=None: made.append(s.get("/Type")) or real(s, memo))
     _build(project, "--jobs", "1")
     faces = {}
     for path in (project / "build/.cache/faces").glob("*/*.pdf"):
@@ -426,3 +427,99 @@ def test_a_streamed_cold_build_imposes_its_faces_as_drawn_without_reading_them_b
     _build(project, "--jobs", "2")
     assert released and first == []
     assert _pack(project) == cached
+
+
+def test_a_stored_frame_cut_short_is_drawn_again(tmp_path):
+    """A tiled board's frame (its tiles' marks and notes, kept in the piece cache) cut to one page, with
+    its recorded hash made to match: a build on the last pack and a cold one each draw it again and
+    write the pack a clean cold build writes."""
+    import hashlib
+    import io
+    from generator.atomic import read_record, write_record
+    from tests.test_rebuild_sequences import GAME, _project
+    project = _project(tmp_path / "project")
+    big = ('  - id: big-map\n    name: 大地图\n    size: {width: 400, height: 300}\n    elements:\n'
+           '      - {type: text, x: 5, y: 2.5, text: "地图", size: 12}\n')
+    for name, old, new in (("pieces.yaml", "pieces:\n", "pieces:\n" + big),
+                           ("game.yaml", 'coins[3] }}", first-marker: 1}', 'coins[3] }}", first-marker: 1, big-map: 1}')):
+        path = project / f"cards/{GAME}/{name}"
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    build = ("build", GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+    pack = project / f"build/{GAME}/{GAME}-3p-a4-zh-Hans.pdf"
+
+    def cut_frames() -> int:
+        cut = 0
+        for listing in (project / "build/.cache/pieces").glob("??/*.json"):
+            record = read_record(listing)
+            for entry in record["entries"]:
+                stored = project / "build/.cache/pieces" / entry["key"][:2] / f"{entry['key']}.pdf"
+                pdf = pikepdf.open(io.BytesIO(stored.read_bytes()))
+                if len(pdf.pages) > 1:          # a frame: a copy's drawing is one page
+                    del pdf.pages[1:]
+                    out = io.BytesIO()
+                    pdf.save(out)
+                    stored.write_bytes(out.getvalue())
+                    entry["sha256"] = hashlib.sha256(out.getvalue()).hexdigest()
+                    cut += 1
+            write_record(listing, record)
+        return cut
+
+    def clean_cold() -> bytes:
+        target = tmp_path / f"cold{len(list(tmp_path.glob('cold*')))}"
+        shutil.copytree(project, target, symlinks=True, ignore=shutil.ignore_patterns("build"))
+        assert pnp(target, *build).exit_code == 0
+        return (target / pack.relative_to(project)).read_bytes()
+
+    assert pnp(project, *build).exit_code == 0
+    assert cut_frames() >= 1
+    stalls = project / f"cards/{GAME}/stalls.yaml"
+    stalls.write_text(stalls.read_text(encoding="utf-8").replace("motto: 红红火火", "motto: 红红火火火", 1), encoding="utf-8")
+    result = pnp(project, *build)
+    assert result.exit_code == 0, result.output
+    assert pack.read_bytes() == clean_cold()
+    shutil.rmtree(project / f"build/{GAME}")
+    for kind in ("packs", "pack-records", "sheets"):
+        shutil.rmtree(project / f"build/.cache/{kind}", ignore_errors=True)
+    result = pnp(project, *build)
+    assert result.exit_code == 0, result.output
+    assert pack.read_bytes() == clean_cold()
+
+
+@pytest.mark.parametrize("part, value", [("conflicts", [[1]]), ("font_names", {"x": ["y"]}), ("faces", {"x": 5}),
+                                         ("glyph_map", {"g": {"x": [1, "a"]}})])
+def test_a_stored_pack_s_sheet_record_of_the_wrong_shape_is_not_built_on(tmp_path, kept, part, value):
+    """The sheet record a stored pack brings (sheets/pack_store.py) with one part of the wrong shape, its
+    entry's hash made to match: the pack is taken, the record is not kept, and the next edit builds the
+    pack cold, as a clean cold build writes it."""
+    import hashlib
+    from generator.atomic import read_record, write_record
+    from tests.test_rebuild_sequences import GAME, _project
+    project = _project(tmp_path / "project")
+    build = ("build", GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+    pack = project / f"build/{GAME}/{GAME}-3p-a4-zh-Hans.pdf"
+    assert pnp(project, *build).exit_code == 0
+    store = project / "build/.cache/pack-records"
+    (key,) = [k for k in read_record(store / f"by-name/{pack.name}.json")]
+    listing = store / key[:2] / f"{key}.json"
+    entries = read_record(listing)
+    (entry,) = entries["entries"]
+    stored = store / entry["key"][:2] / f"{entry['key']}.pdf"
+    record = json.loads(stored.read_bytes())
+    record["sheets"][3][part] = value
+    stored.write_bytes(json.dumps(record).encode())
+    entry["sha256"] = hashlib.sha256(stored.read_bytes()).hexdigest()
+    write_record(listing, entries)
+    pack.unlink()                                       # taken from the store, with the record it brings
+    assert pnp(project, *build).exit_code == 0
+    assert not sheet_cache.record_path(Project.at(project), GAME, pack.stem).exists()
+    stalls = project / f"cards/{GAME}/stalls.yaml"
+    stalls.write_text(stalls.read_text(encoding="utf-8").replace("motto: 红红火火", "motto: 红红火火火", 1), encoding="utf-8")
+    result = pnp(project, *build)
+    assert result.exit_code == 0, result.output
+    assert kept == []
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    assert pnp(cold, *build).exit_code == 0
+    assert (cold / pack.relative_to(project)).read_bytes() == pack.read_bytes()

@@ -95,10 +95,10 @@ class PieceDrawer:
         edition's fonts and icons, and the icon files it placed are its recorded inputs)."""
         ident = repr(sheets)
         if ident not in self._frames:
-            framed = any(getattr(s, "fold_x", None) or any(p.tile or p.scale != 1.0 for p in s.placements)
-                         for s in sheets)
+            framed = any(s.fold_x or any(p.tile or p.scale != 1.0 for p in s.placements) for s in sheets)
             key = hashlib.sha256(f"frame\n{ident}".encode()).hexdigest()
-            self._frames[ident] = self.cache.draw(key, {}, lambda _: self._frame(sheets)) if framed else None
+            self._frames[ident] = self._whole(self.cache.draw(key, {}, lambda _: self._frame(sheets)), len(sheets),
+                                              lambda: self._frame(sheets)) if framed else None
         return self._frames[ident]
 
     def draw_copy(self, item: PieceCopy, pack, context: dict) -> bytes:
@@ -107,8 +107,23 @@ class PieceDrawer:
         once an edition, and a tiled board once for all its tiles."""
         ident = self._identity(item, pack)
         if ident not in self._copies:
-            self._copies[ident] = self.cache.draw(ident, context, lambda watched: self._draw_copy(item, pack, watched))
+            self._copies[ident] = self._whole(
+                self.cache.draw(ident, context, lambda watched: self._draw_copy(item, pack, watched)), 1,
+                lambda: self._draw_copy(item, pack, context))
         return self._copies[ident]
+
+    @staticmethod
+    def _whole(data: bytes, pages: int, draw) -> bytes:
+        """A stored drawing with the pages it should have, else the drawing made again (an entry
+        whose bytes match its recorded hash but that another build, or a person, cut short)."""
+        from generator.pdfbytes import open_pdf
+        try:
+            with open_pdf(data) as pdf:
+                if len(pdf.pages) == pages:
+                    return data
+        except pikepdf.PdfError:
+            pass
+        return draw()
 
     def _identity(self, item: PieceCopy, pack) -> str:
         """What decides a copy besides the context: its piece and side, and its copy number, player
@@ -170,7 +185,7 @@ class PieceDrawer:
                         self._tile_marks(page, placement)
                 elif placement.scale != 1.0:
                     self._scale_note(page, placement)
-            if getattr(sheet, "fold_x", None):
+            if sheet.fold_x:
                 page.line([(sheet.fold_x, 5), (sheet.fold_x, sheet.page[1] - 5)], stroke="#777777", line=0.5, dash=True)
             canvas.showPage()
         canvas.save()

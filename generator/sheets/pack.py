@@ -71,6 +71,7 @@ class PackBuilder:
         self.taken: "Report | None" = None      # preflight's report of the pack last taken from the store
         self.passed_checks: dict = {}           # what this edition's preflights passed so far (check/checked.py)
         self.keeping: pack_store.Made | None = None     # the pack last made, to keep once it passes preflight
+        self._canonical: dict = {}              # streams' canonical bytes, for the edition's packs (compress_streams)
 
     @functools.cached_property
     def info(self) -> InfoPage:
@@ -112,9 +113,9 @@ class PackBuilder:
             taken = self.store.take(key, lambda layout: self.info.stored_key(pack, paper, layout, self.options))
             if taken:
                 pdf, manifest, self.taken, sheets = taken
-                if isinstance(sheets, list) and len(sheets) == 4 and sheets[:2] == [name, context] \
-                        and type(sheets[2]) is int and isinstance(sheets[3], dict):
-                    self.last = tuple(sheets)       # (sheet_cache.load checks the rest when it is built on)
+                if context and isinstance(sheets, list) and len(sheets) == 4 and sheets[:2] == [name, context] \
+                        and isinstance(sheets[3], dict) and sheet_cache.well_formed({**sheets[3], "info_pages": sheets[2]}):
+                    self.last = tuple(sheets)
                 return pdf, manifest
         previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
         reuser = sheet_cache.SheetReuser(previous.pdf, previous.record) if previous else None
@@ -144,10 +145,11 @@ class PackBuilder:
             tidy_fonts(out, None if self.options.draft else [p.obj for p in out.pages[:len(info.pages)]])
         if reuser:      # only what is new is compressed (kept sheets are as the last save wrote them)
             sheet_cache.compress_streams([p.obj for p in out.pages[:len(info.pages)]] + reuser.made + [out.trailer],
-                                         reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"))
+                                         reuser.old_size, force=reuser.remade, skip=("/Parent", "/Pages"),
+                                         memo=self._canonical)
             data = pdf_bytes(out, **AS_IS)
         elif context:   # every stream compressed now, so that the next build can build on this file
-            sheet_cache.compress_streams([out.trailer], done=body.imposer.canonical)
+            sheet_cache.compress_streams([out.trailer], done=body.imposer.canonical, memo=self._canonical)
             data = pdf_bytes(out, **AS_IS)
         else:
             data = pdf_bytes(out, deterministic_id=True, compress_streams=True,

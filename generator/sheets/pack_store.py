@@ -3,12 +3,14 @@ a pack whose every part is what it was is taken, not imposed, merged and preflig
 
 A pack's key is known before it is imposed (PackBuilder.store_key): the engine, the pack's name,
 paper and print settings, the game's and its decks' specs, the bundled fonts, and each section
-with the store's keys of what it places: every face's entry key, the bytes of each board drawing,
+with the store's keys of what it places: every face's entry key, each board drawing's key,
 the rulebook's laid-out pages, the faces a tuck box shows. Page 1 is the one part drawn over the
 imposition (its page numbers and print runs): that layout is kept in the pack's record, and page
 1's own key, made today from that layout and today's game, is the one input the pack's entry
 records. Only packs that passed preflight are kept, with what preflight counted, so a pack taken
 is written as it was checked. An entry that does not read back whole is a miss (as for a face).
+A pack's record also holds the sheet cache's record of it (sheets/sheet_cache.py), so that the edit
+after a pack was taken builds on it.
 """
 from __future__ import annotations
 

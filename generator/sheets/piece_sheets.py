@@ -24,7 +24,6 @@ from generator.source.schema import PackSpec
 class PieceSheets:
     def __init__(self, assets: Assets, game: Game, options: PrintOptions):
         self.assets, self.game, self.options = assets, game, options
-        self._drawn: dict[tuple[str, str], bytes] = {}
 
     @functools.cached_property
     def drawer(self):
@@ -70,7 +69,7 @@ class PieceSheets:
         """The sheets' pages: their drawing's, or, for a pack built on its last file, that file's
         pages of the same drawing (body.imposer, sheets/sheet_cache.py)."""
         def make():
-            drawn = open_pdf(self._drawing(sheets, pack))
+            drawn = open_pdf(self.drawer.draw_sheets(sheets, pack, expression_context(self.game)))
             body.keep.append(drawn)
             for sheet, page in zip(sheets, drawn.pages):
                 body.pdf.pages.append(page)
@@ -79,7 +78,7 @@ class PieceSheets:
                     rect = sheet.placements[0].rect
                     page.obj.TrimBox = page.obj.BleedBox = pikepdf.Array(
                         [pt(rect.x), pt(sheet.page[1] - rect.y - rect.h), pt(rect.x + rect.w), pt(sheet.page[1] - rect.y)])
-                if getattr(sheet, "cutter", None) is not None:
+                if sheet.cutter is not None:
                     self._registration(body, page, sheet)
         body.imposer.whole_pages(f"pieces {self._drawing_key(sheets, pack)}", len(sheets), make)
 
@@ -94,9 +93,10 @@ class PieceSheets:
         return keys
 
     def _drawing_key(self, sheets: list[PieceSheet], pack: PackSpec) -> str:
-        """What a drawing of sheets is made of, known without assembling it: each sheet's layout (its
-        pieces' specs, copies, players and places, tiles and fold), the bytes of every copy placed,
-        from the piece cache, and of what the sheets add (a tile's marks and note, the fold line)."""
+        """What a drawing of sheets is made of, known without assembling it (render/pieces.py
+        draw_sheets): each sheet's layout (its pieces' specs, copies, players and places, tiles, fold
+        and cutter), the bytes of every copy placed and of what the sheets add (a tile's marks and
+        note, the fold line), both from the piece cache."""
         digest = hashlib.sha256(repr(sheets).encode())
         digest.update(hashlib.sha256(self.drawer.frame(sheets) or b"").digest())
         context = expression_context(self.game)
@@ -114,14 +114,6 @@ class PieceSheets:
         backs = [self._back_sheet(s) for s in sheets] if two_sided and self.options.duplex != "gutterfold" else []
         order = sheets if self.options.duplex == "none" or not backs else [x for pair in zip(sheets, backs) for x in pair]
         return sheets, backs, order
-
-    def _drawing(self, sheets: list[PieceSheet], pack: PackSpec) -> bytes:
-        """The sheets drawn (from the piece cache when unchanged), once a build: the pack's store
-        key and its imposition both ask."""
-        memo = (repr(sheets), pack.key)
-        if memo not in self._drawn:
-            self._drawn[memo] = self.drawer.draw_sheets(sheets, pack, expression_context(self.game))
-        return self._drawn[memo]
 
     def _sheets(self, sections: list[Section], paper: str) -> list[PieceSheet]:
         """Sheets for the run's pieces: packed together; one larger than a sheet is tiled
@@ -165,9 +157,9 @@ class PieceSheets:
         entry = {"role": role, "size": list(sheet.page), "components": [o.id for o in owners], "pieces": placed}
         if front_page is not None or role == "board-back":
             entry["front_page"] = front_page if front_page is not None else len(body.entries)
-        if getattr(sheet, "fold_x", None):
+        if sheet.fold_x:
             entry["fold_x"] = round(sheet.fold_x, 3)
-        cutter = getattr(sheet, "cutter", None)
+        cutter = sheet.cutter
         if cutter is not None:
             shapes = cutters.registration(cutter, sheet.page)
             cuts = [{"trim": p.rect.as_list(), "shape": p.item.piece.shape} for p in sheet.placements]

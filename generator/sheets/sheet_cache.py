@@ -23,7 +23,9 @@ in memory), so incremental, cached and cold builds are byte-identical (tests/tes
 What this cannot reproduce exactly builds cold: tuck boxes, a reprint, a draft, cutter sheets, a
 font new to the pack, a glyph two faces map to different text or whose text changed. A record
 that does not fit the file it names (a form missing, or another card's, where it says) builds
-cold too.
+cold too. Kept board and rulebook pages are not compared with the record: a pack built on its
+last file is preflighted like any other, and one that preflight refuses is built whole
+(sheets/kit.py, Gathered.write).
 """
 from __future__ import annotations
 
@@ -411,7 +413,8 @@ class SheetReuser(_BuiltOnLast):
         return changed
 
 
-def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",), done=frozenset()) -> None:
+def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",), done=frozenset(),
+                     memo: dict | None = None) -> None:
     """Give every stream reachable from `roots` its one canonical form before the pack is saved:
     its fully decoded bytes compressed by zlib at the default level (pdfbytes.canonical_stream; a
     stream qpdf cannot decode, a JPEG say, stays as it is). Such a pack is then
@@ -424,12 +427,13 @@ def compress_streams(roots, old_size: int = 0, force=(), skip=("/Parent",), done
     already canonical, unless reached from `force` (the fonts re-made in place). Keys in `skip`
     are not followed (the page tree, whose kept pages hold nothing new). Streams in `done` (by
     object) are canonical already: the imposer's copies of cached faces' streams, made canonical
-    when the face was (render/canonical.py)."""
+    when the face was (render/canonical.py). `memo` (canonical_stream's): the packs of one edition place
+    the same boards, rulebook pages and their fonts."""
     for stream in streams_under(roots, skip):
         if stream.objgen[0] >= old_size and stream.objgen not in done:
-            canonical_stream(stream)
+            canonical_stream(stream, memo)
     for stream in streams_under(force, skip):
-        canonical_stream(stream)
+        canonical_stream(stream, memo)
 
 
 def _find_fonts(resources, names: dict, found: dict, depth: int = 0) -> None:
@@ -490,7 +494,7 @@ def load(project, game_id: str, name: str, context: str) -> Previous | None:
         data = pdf_path.read_bytes()
     except (OSError, ValueError):
         return None
-    if hashlib.sha256(data).hexdigest() != record.get("pdf") or not _well_formed(record):
+    if hashlib.sha256(data).hexdigest() != record.get("pdf") or not well_formed(record):
         return None               # the pack on disk is not the one recorded: never build on it
     try:
         pdf = open_pdf(data)
@@ -499,10 +503,12 @@ def load(project, game_id: str, name: str, context: str) -> Previous | None:
     return Previous(record, pdf, data) if record["info_pages"] + len(record["sheets"]) == len(pdf.pages) else None
 
 
-def _well_formed(record: dict) -> bool:
-    """The shape save() writes (a record edited by hand or a tool is not built on)."""
+def well_formed(record: dict) -> bool:
+    """The shape save() writes, every part of it that a build reads (a record edited by hand or a
+    tool, here or in a stored pack's entry, is not built on)."""
     sheets, faces = record.get("sheets"), record.get("faces")
-    return (isinstance(record.get("info_pages"), int) and record["info_pages"] >= 0
+    glyph_map, names, conflicts = record.get("glyph_map"), record.get("font_names"), record.get("conflicts")
+    return (type(record.get("info_pages")) is int and record["info_pages"] >= 0
             and isinstance(sheets, list) and isinstance(faces, dict)
             and all(isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list)
                     and all(isinstance(f, list) and len(f) == 2 and isinstance(f[0], str) and isinstance(f[1], str)
@@ -510,7 +516,15 @@ def _well_formed(record: dict) -> bool:
             and all(isinstance(record.get(k), dict) for k in ("counts", "glyph_map", "font_names"))
             and all(isinstance(c, dict) and all(k.isdigit() and type(n) is int and n > 0 for k, n in c.items())
                     for c in record["counts"].values())
-            and isinstance(record.get("conflicts"), list))
+            and all(isinstance(m, dict) and all(k.isdigit() and _glyph(v) for k, v in m.items()) for m in glyph_map.values())
+            and all(isinstance(v, str) for v in names.values()) and all(isinstance(v, str) for v in faces.values())
+            and isinstance(conflicts, list) and all(isinstance(c, str) for c in conflicts))
+
+
+def _glyph(entry) -> bool:
+    """[width or None, text or None], as a glyph map holds a glyph."""
+    return (isinstance(entry, list) and len(entry) == 2 and (entry[0] is None or type(entry[0]) in (int, float))
+            and (entry[1] is None or isinstance(entry[1], str)))
 
 
 def forget(project, game_id: str, name: str) -> None:

@@ -4,9 +4,9 @@ A card sheet is decided by what its imposer is asked to place: the face keys in 
 (the face cache's keys, whatever went into them), where each lands and is clipped, the card's
 bleed and label, the crop marks, the page size, rotations and fold line. Its sheet key is a
 hash of exactly that. A board run's drawing (sheets/piece_sheets.py, `_drawing_key`: its
-sheets' layout and the bytes of every copy placed) and a rulebook's sheets (the laid-out pages'
-store key, the imposition) are keyed as a whole, a key per page: their pages carry their own
-fonts, and one drawing's pages share its forms. After a pack is written, a record beside the face
+sheets' layout and the bytes of every copy placed and of its frame) and a rulebook's sheets (the
+laid-out pages' store key, the imposition) are keyed as a whole, a key per page: their pages
+carry their own fonts, and one drawing's pages share its forms. After a pack is written, a record beside the face
 cache (build/.cache/sheets/<game>/<pack file>.json) keeps, for that very file (by its hash):
 the key of every body page and the face key and label of every slot of a card sheet, the glyphs
 each face draws with each bundled font (as JSON text: read only for a face that comes or goes, as
@@ -165,7 +165,7 @@ class SheetRecorder(Imposer):
     def whole_pages(self, key, count, make) -> None:
         before = len(self.out.pages)
         make()
-        if len(self.out.pages) - before != count:
+        if len(self.out.pages) - before != count:       # (a drawing is checked whole where it is made)
             raise ValueError(f"{key}: {len(self.out.pages) - before} pages made, {count} expected")
         self.sheets += [[f"{key}/{i}", []] for i in range(count)]
 

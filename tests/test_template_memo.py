@@ -203,7 +203,7 @@ def test_the_memo_is_written_when_an_entry_is_added_or_dropped_and_only_then(tmp
     path = tmp_path / "memo.json"
 
     def memo(*used: str) -> TemplateMemo:
-        opened = TemplateMemo(tmp_path, path, lambda _: None, {})
+        opened = TemplateMemo(tmp_path, path, lambda _: None, lambda _: None)
         assert all(opened.get(key)["direct"] == f"d-{key}" for key in used)
         return opened
 
@@ -222,3 +222,35 @@ def test_the_memo_is_written_when_an_entry_is_added_or_dropped_and_only_then(tmp
     third.forget("k1")
     third.save()
     assert memo().get("k1") is None and memo().get("new")["direct"] == "d-new"
+
+
+def test_a_translation_runs_only_its_card_s_template_and_a_quoted_word_is_checked_again(tmp_path, runs):
+    """The edition's catalogue as a whole is not in a face's memo key: one card's translation runs that
+    card's template alone. A face that printed a word of the source's script passed the untranslated
+    check because the catalogue held the word (here in one stall's motto): when it no longer does, the
+    other stalls' templates run again, and the build refuses them."""
+    from tests.test_languages import CATALOGUE, GAME as NIGHT_MARKET, bilingual_project
+    project = bilingual_project(tmp_path / "p")
+    template = project / f"templates/{NIGHT_MARKET}/stall.html"
+    text = template.read_text(encoding="utf-8")
+    assert text.count('<div class="centre stall-motto">') == 1
+    template.write_text(text.replace('<div class="centre stall-motto">', '<div class="centre stall-motto">夜市 '),
+                        encoding="utf-8")
+    catalogue = project / CATALOGUE
+    _replace(catalogue, "{motto: Red and roaring}", "{motto: Red (夜市)}")
+
+    def build_en():
+        return pnp(project, "build", NIGHT_MARKET, "--players", "3", "--paper", "a4", "--lang", "en")
+    result = build_en()
+    assert result.exit_code == 0, result.output
+    stalls = sorted(set(uid for uid in runs if uid.startswith("stalls/")))
+    assert len(stalls) == 4
+    runs.clear()
+    _replace(catalogue, "{name: Rice wine}", "{name: Sweet rice wine}")
+    assert build_en().exit_code == 0
+    assert sorted(set(runs)) == ["goods/beer"]
+    runs.clear()
+    _replace(catalogue, "{motto: Red (夜市)}", "{motto: Red and roaring}")
+    result = build_en()
+    assert result.exit_code == 1 and "'夜市' untranslated" in result.output, result.output
+    assert sorted(set(runs)) == stalls

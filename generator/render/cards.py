@@ -260,9 +260,9 @@ class CardRenderer:
         self._last_noted: dict | None = None         # the inputs _note last looked at
         self._player_fields: dict[str, list[str]] = {}   # deck id -> its `player` fields, in order
         self.memo = TemplateMemo(project.root, project.build / ".cache" / "templates" / f"{game.id}-{game.language}.json",
-                                 self.hashes.current, {f"<{name}>": functools.partial(self._context_hash, name)
-                                                       for name in WATCHED}) if plain_art else None
+                                 self.hashes.current, self._memo_value) if plain_art else None
         self._watched: set[str] = set()       # the WATCHED parts of the context the render now read
+        self._source_runs: list[str] = []     # the source's words the render now printed (another edition)
 
     @functools.cached_property
     def _font_key(self) -> str:
@@ -297,9 +297,20 @@ class CardRenderer:
         face.key = face.direct = self._key(face)
         if memo_key:
             pictures = [[c.picture, list(c.pixels), c.dpi] for c in self.art.coarse[coarse:]]
-            looked |= {f"<{name}>" for name in self._watched}
+            looked |= {f"<{name}>" for name in self._watched} | {f"<?{run}>" for run in self._source_runs}
             self.memo.put(memo_key, face.direct, looked, pictures)
         return face
+
+    def _memo_value(self, name: str) -> str | None:
+        """What a template memo entry's input in angle brackets is now: a WATCHED part of the
+        context's hash, or, for a text the face printed in the source's script (an edition in
+        another script), whether the catalogue still holds it: the untranslated check it passed.
+        The catalogue as a whole is not in the memo's key, so a card's translation runs no other
+        card's template."""
+        if name.startswith("<?"):
+            return ABSENT if self.game.untranslated(name[2:-1]) else "ok"
+        part = name[1:-1]
+        return self._context_hash(part) if part in WATCHED else None
 
     def _context_hash(self, name: str) -> str:
         """The hash of a WATCHED part of the context (every deck's cards, every table), once a run."""
@@ -351,7 +362,7 @@ class CardRenderer:
                      repr({**plain(deck.spec), "id": deck.id}), repr(self.colours),
                      repr((deck.trim, deck.bleed, deck.safe)), self.font_css, *self._stylesheet_names(deck),
                      *(f"{font.path.name}:{self.hashes.of(font.path)}" for font in self.assets.fonts),
-                     repr(self.assets.icon_names), repr(sorted(game.text.items())), game.quoted,
+                     repr(self.assets.icon_names), repr(sorted(game.text.items())),
                      repr((game.language, game.catalogue, self.ink_saver))]
             shared = hashlib.sha256("\0".join(parts).encode()).hexdigest()
             self._static_digests[marker] = hashlib.sha256(shared.encode())
@@ -436,12 +447,14 @@ class CardRenderer:
                                    "templates/")) from None
         except (TemplateError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise PnpError(Problem(*self._blame(exc, face), f"{face.label}: template failed: {exc}")) from None
-        left = self.game.untranslated(self._printed(html))
+        printed = self._printed(html)
+        self._source_runs = self.game.source_runs(printed)      # (the template memo re-checks them)
+        left = self.game.untranslated(printed)
         if left:
             raise PnpError(Problem(*face.source, f"{face.label}: the {self.game.language} edition prints "
                                    f"{left[0]!r} untranslated", f"wrap the words in _() in {face.template} and "
                                    f"translate them under text: in {self.game.catalogue}"))
-        missing = self.assets.missing(self._printed(html), icons=False)
+        missing = self.assets.missing(printed, icons=False)
         if missing:
             raise PnpError([Problem(*face.source, f"{face.label}: character {describe_char(c)} is in no bundled "
                                     "font and has no icon") for c in missing])

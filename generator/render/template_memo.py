@@ -94,9 +94,11 @@ def code_fingerprint(lang: str) -> str:
 
 class TemplateMemo:
     def __init__(self, root: Path, path: Path, current, values: dict):
-        """`current(path)` gives a file's hash now, None when it cannot be read; `values` gives,
-        by a name in angle brackets, the hash of a part of the context a render may read or not
-        (every card of every deck: most faces never look, and any card's edit would change it)."""
+        """`current(path)` gives a file's hash now, None when it cannot be read; `values(name)`
+        gives, for a name in angle brackets, what a render read besides files, as it is now: the
+        hash of a part of the context a render may read or not (every card of every deck: most
+        faces never look, and any card's edit would change it), or whether a text the face printed
+        in the source's script is still in the catalogue."""
         self.root, self.path, self._current, self._values = root, path, current, values
         self._sets: list = []
         self._old = self._load()
@@ -152,8 +154,7 @@ class TemplateMemo:
 
     def _now(self, name: str) -> str | None:
         if name.startswith("<"):
-            value = self._values.get(name)
-            return value() if value is not None else None
+            return self._values(name)
         return self._current(self._name(name)[0]) or ABSENT
 
     def _name(self, name: str) -> tuple[Path, str]:

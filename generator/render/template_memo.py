@@ -3,12 +3,15 @@
 A face's direct key (cache.py) is computed from its template's output, so without this every
 rebuild ran every card's template: at 5,000 cards that alone took seconds for one changed card.
 The memo maps a key of everything a template sees — the plain context (the game's values, the
-card, its deck, the player colours), the template's name, the fonts, icon names, translations,
+card, its deck, the player colours), the template's name, the fonts, icon names, the texts `_()` translates,
 the engine's own words and code — to the face's direct key. Beside it, each entry lists the
 files the render depended on, with their hashes or "-" for one that was absent: each template
 it asked for (its own, includes, imports) in every template folder, each stylesheet, icon and
-picture it looked up, and the other cards and tables if it read them. An entry is used only
-when every one of those is as it was, exactly as the face cache trusts its faces.
+picture it looked up, and the other cards and tables if it read them, and, in an edition in
+another script, each word of the source's script the face printed (it passed the untranslated
+check because the catalogue held it: the catalogue as a whole is not in the key, so one card's
+translation runs that card's template alone). An entry is used only when every one of those is
+as it was, exactly as the face cache trusts its faces.
 
 One file per game and language under build/.cache/templates/, replaced whole when an entry was
 added or dropped; a damaged file is an empty memo. Renders for an export at another --dpi or for

@@ -44,18 +44,19 @@ def canonical_stream(stream: pikepdf.Stream, memo: dict | None = None) -> None:
     if memo is not None:
         raw = stream.read_raw_bytes()
         ident = hashlib.sha256(raw + repr((stream.get("/Filter"), stream.get("/DecodeParms"))).encode()).digest()
-    if ident is None or ident not in memo:
+    made = memo.get(ident, _UNSEEN) if ident else _UNSEEN
+    if made is _UNSEEN:
         try:
             made = zlib.compress(stream.read_bytes())
         except pikepdf.PdfError:           # a filter only a viewer decodes (DCT, JPX …), or damaged
             made = None
-        if ident is None:
-            if made is not None:
-                stream.write(made, filter=pikepdf.Name.FlateDecode)
-            return
-        memo[ident] = made
-    if memo[ident] is not None:
-        stream.write(memo[ident], filter=pikepdf.Name.FlateDecode)
+        if ident:
+            memo[ident] = made
+    if made is not None:
+        stream.write(made, filter=pikepdf.Name.FlateDecode)
+
+
+_UNSEEN = object()
 
 
 # Saving a document whose streams are canonical (canonical_stream): qpdf copies every stream as it is.

@@ -134,7 +134,7 @@ def tidy_fonts(pdf: pikepdf.Pdf, pages: list | None = None, fonts: list = ()) ->
         for name in [n for n, f in font_dict.items() if _program(f) is None and n not in used]:
             del font_dict[name]
     if pages is None:
-        every = [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font"]
+        every = _every_font(pdf)
         _retag_all(pdf, every)
         _share_alike(pdf, every)
     else:
@@ -183,7 +183,11 @@ def _retag(font, parents) -> None:
 def share_alike(pdf: pikepdf.Pdf) -> None:
     """_share_alike over every font of the PDF: a pack built on its last file with a board or
     rulebook page drawn anew, whose fonts a cold build shares with the kept pages'."""
-    _share_alike(pdf, [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font"])
+    _share_alike(pdf, _every_font(pdf))
+
+
+def _every_font(pdf: pikepdf.Pdf) -> list:
+    return [obj for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font"]
 
 
 def _share_alike(pdf: pikepdf.Pdf, fonts: list) -> None:

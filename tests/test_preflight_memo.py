@@ -78,7 +78,7 @@ def memo(project: Path) -> Memo:
 
 def keyed_pages(path: Path) -> list[int]:
     manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    return [e["number"] for e in manifest["pages"] if e["role"].startswith(("cards", "board")) or e["role"] == "rulebook"]
+    return [e["number"] for e in manifest["pages"] if e["role"].startswith(("cards", "board")) or e["role"] in ("rulebook", "info")]
 
 
 def drawn(pdf: pikepdf.Pdf, number: int) -> bytes:
@@ -148,6 +148,36 @@ def test_a_rebuild_checks_in_full_only_the_pages_that_changed(project, spy, old,
     assert spy["measured"] == 1
     assert report.ok and report == full(pack(project), display=report.file)
     assert (report.pages, report.cards, report.fonts) == (9, 15, full(pack(project)).fonts)
+
+
+def test_a_board_the_rulebook_shows_changes_only_the_rulebook_page_it_is_on(tmp_path, spy):
+    """WeasyPrint gives every rulebook page one resource dictionary: a figure listed there was in
+    every page's resources, so a board drawn anew changed every rulebook page and preflight checked
+    them all again. Now the figure is on its own page only: that page, and the board's own pages,
+    are what changed and what is checked in full; every other rulebook page is taken."""
+    from tests.test_rebuild_sequences import GAME as SEQUENCE_GAME, _project
+    project = _project(tmp_path / "project")
+    sections = "".join(f"\n## {n} 第{n}节\n\n" + "夜市的规则写在这里，一行又一行。" * 60 + "\n" for n in range(2, 10))
+    rulebook = project / f"cards/{SEQUENCE_GAME}/rulebook/zh-Hans.md"
+    rulebook.write_text(rulebook.read_text(encoding="utf-8") + sections, encoding="utf-8")
+    build = ("build", SEQUENCE_GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+    path = project / f"build/{SEQUENCE_GAME}/{SEQUENCE_GAME}-3p-a4-zh-Hans.pdf"
+    assert pnp(project, *build).exit_code == 0
+    before = pikepdf.open(path)
+    before_drawn = {n: drawn(before, n) for n in keyed_pages(path)}
+    pieces = project / f"cards/{SEQUENCE_GAME}/pieces.yaml"
+    pieces.write_text(pieces.read_text(encoding="utf-8").replace("size: 12", "size: 11", 1), encoding="utf-8")
+    spy["runs"].clear()
+    result = pnp(project, *build)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    rulebook_pages = [e["number"] for e in manifest["pages"] if e["role"] == "rulebook"]
+    changed = [n for n in keyed_pages(path) if drawn(pikepdf.open(path), n) != before_drawn[n]]
+    assert len(rulebook_pages) >= 4 and len([n for n in changed if n in rulebook_pages]) == 1
+    assert any(n not in rulebook_pages for n in changed)         # the board's own page
+    (used, report), = [run for run in spy["runs"] if run[1].file.endswith(path.name)]
+    assert used.checked == len(changed) and used.reused == len(keyed_pages(path)) - len(changed)
+    assert report.ok and report == full(path, display=report.file)
 
 
 def test_an_unchanged_pack_is_checked_by_its_hashes_alone(project, spy):

@@ -106,6 +106,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
     SafeText(pdf_path, manifest).check(report, pages)
     _check_boards(page_list, manifest, report, pages)
     _check_rulebook(page_list, manifest, report, pages)
+    _check_info(page_list, manifest, pages)
     _check_runs(manifest, report)
     _check_reading(pdf_path, page_list, manifest, report, pages)
     _check_fonts(uses, report)
@@ -409,6 +410,16 @@ def _check_rulebook(page_list: list, manifest, report: Report, pages: _Pages | N
         _rulebook_page(page, entry, report)
         if pages is not None:
             pages.done(entry["number"], [], len(report.findings) == findings)
+
+
+def _check_info(page_list: list, manifest, pages: _Pages | None) -> None:
+    """Page 1 and the other info pages have only the checks every page has (reading, fonts): one
+    that passed in the same bytes before is taken from the memo, as a card sheet is."""
+    if pages is None:
+        return
+    for entry in manifest["pages"]:
+        if entry["role"] == "info" and pages.recorded(page_list[entry["number"] - 1], entry) is None:
+            pages.done(entry["number"], [], True)       # (its reading check may still fail it)
 
 
 def _rulebook_page(page, entry, report: Report) -> None:

@@ -87,13 +87,21 @@ class PieceDrawer:
         """All sheets as one PDF, a page each (sized to the sheet): every piece copy placed from its
         own drawing, then what the sheet adds (a tile's marks, a note, the fold line)."""
         drawings = [[self.draw_copy(p.item, pack, context) for p in sheet.placements] for sheet in sheets]
-        return _assembled(sheets, drawings, self.frame(sheets))
+        return _assembled(sheets, drawings, self.frame(sheets, pack))
 
-    def frame(self, sheets: list[PieceSheet]) -> bytes | None:
+    def layout(self, sheets: list[PieceSheet], pack) -> str:
+        """The sheets as a drawing of them sees them: each sheet's page, fold and cutter, and each
+        placement's place, turn, scale and tile, with its copy named by its identity (which holds
+        the piece's spec). repr(sheets) says the same with each piece's model printed whole again
+        for every copy: a tenth of a card edit's time in the packs."""
+        return repr([(s.page, s.fold_x, s.cutter, [(self._identity(p.item, pack), p.rect, p.rotation, p.scale, p.tile)
+                                                   for p in s.placements]) for s in sheets])
+
+    def frame(self, sheets: list[PieceSheet], pack) -> bytes | None:
         """What the sheets print besides their pieces (_frame), or None when they print nothing else:
         a pack's store key reads it too. Kept in the piece cache like a copy (its notes draw with the
         edition's fonts and icons, and the icon files it placed are its recorded inputs)."""
-        ident = repr(sheets)
+        ident = self.layout(sheets, pack)
         if ident not in self._frames:
             framed = any(s.fold_x or any(p.tile or p.scale != 1.0 for p in s.placements) for s in sheets)
             key = hashlib.sha256(f"frame\n{ident}".encode()).hexdigest()

@@ -227,17 +227,27 @@ class RulebookRenderer:
     def _draw_piece(self, piece_id: str, pack) -> bytes:
         from generator.check.validate import context as expression_context
         from generator.geometry import Placement, PieceSheet
-        from generator.render.pieces import PieceCopy, PieceDrawer
+        from generator.render.pieces import PieceCopy
         piece = self.game.pieces[piece_id]
         spec = pack if pack is not None else _largest(self.game)
         colours = self.game.spec.player_colours
         copy = PieceCopy(piece, 1, colours[0] if piece.per_player and colours else None)
         w, h = copy.size
         sheet = PieceSheet((w, h), [Placement(copy, Rect(0, 0, w, h))])
-        return PieceDrawer(self.assets, self.game).draw_sheets([sheet], spec, expression_context(self.game))
+        return self._drawer.draw_sheets([sheet], spec, expression_context(self.game))
+
+    @functools.cached_property
+    def _drawer(self):
+        """One drawer for every pack's figures: a piece every pack's rulebook shows is drawn once."""
+        from generator.render.pieces import PieceDrawer
+        return PieceDrawer(self.assets, self.game)
 
     def _place_figures(self, pdf: pikepdf.Pdf, where: dict, figures) -> None:
-        """Each figure in its box: `where` is anchor -> (page, x, y in mm) of the laid-out pages."""
+        """Each figure in its box: `where` is anchor -> (page, x, y in mm) of the laid-out pages.
+        WeasyPrint gives every page one shared resource dictionary: a page that gets a figure gets a
+        dictionary of its own first, so a figure lists on its page only, and a figure drawn anew
+        leaves every other page's bytes (and the preflight's record of them) as they were."""
+        own: set[int] = set()
         for index, (figure, (source, bleed, _)) in enumerate(figures):
             if figure.anchor not in where:
                 continue
@@ -250,10 +260,10 @@ class RulebookRenderer:
             if scale < 1 - 1e-6:
                 form.PnpScale = round(scale, 4)      # the preflight's mark of a reduced figure (its caption says so)
             name = f"/PnpFig{index}"
-            if "/Resources" not in page.obj:
-                page.obj.Resources = Dictionary()
-            if "/XObject" not in page.obj.Resources:
-                page.obj.Resources.XObject = Dictionary()
+            if number not in own:
+                shared = page.obj.get("/Resources", Dictionary())
+                page.obj.Resources = Dictionary({**shared, "/XObject": Dictionary(dict(shared.get("/XObject", {})))})
+                own.add(number)
             page.obj.Resources.XObject[name] = form
             ph = float(page.mediabox[3])
             x0, y0 = pt(x - bleed * scale), ph - pt(y + fh + bleed * scale)

@@ -97,8 +97,8 @@ class PieceSheets:
         draw_sheets): each sheet's layout (its pieces' specs, copies, players and places, tiles, fold
         and cutter), the bytes of every copy placed and of what the sheets add (a tile's marks and
         note, the fold line), both from the piece cache."""
-        digest = hashlib.sha256(repr(sheets).encode())
-        digest.update(hashlib.sha256(self.drawer.frame(sheets) or b"").digest())
+        digest = hashlib.sha256(self.drawer.layout(sheets, pack).encode())
+        digest.update(hashlib.sha256(self.drawer.frame(sheets, pack) or b"").digest())
         context = expression_context(self.game)
         for placement in (p for sheet in sheets for p in sheet.placements):
             digest.update(hashlib.sha256(self.drawer.draw_copy(placement.item, pack, context)).digest())

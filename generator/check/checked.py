@@ -102,7 +102,7 @@ class Memo:
     def begin(self) -> None:
         self.pages: dict = {}        # what this preflight read and passed, for the next one
         self.forms: dict = {}
-        self.checked = 0             # card, board and rulebook pages checked in full
+        self.checked = 0             # card, board, rulebook and info pages checked in full
         self.reused = 0              # taken from the record
         self._form_keys: dict = {}
         self._form_digests: dict = {}

@@ -120,7 +120,7 @@ def preflight(pdf_path: Path, manifest_path: Path | None = None, display: str | 
 
 
 class _Pages:
-    """One preflight's use of a memo: each card, board and rulebook page's key, the pages taken from the
+    """One preflight's use of a memo: each card, board, rulebook and info page's key, the pages taken from the
     record, and the ones checked in full with what they passed with (a page with a finding in any
     check is never recorded)."""
 

@@ -93,7 +93,7 @@ class PieceDrawer:
         """The sheets as a drawing of them sees them: each sheet's page, fold and cutter, and each
         placement's place, turn, scale and tile, with its copy named by its identity (which holds
         the piece's spec). repr(sheets) says the same with each piece's model printed whole again
-        for every copy: a tenth of a card edit's time in the packs."""
+        for every copy: about a tenth of the packs' time in a card edit."""
         return repr([(s.page, s.fold_x, s.cutter, [(self._identity(p.item, pack), p.rect, p.rotation, p.scale, p.tile)
                                                    for p in s.placements]) for s in sheets])
 

@@ -245,7 +245,7 @@ class RulebookRenderer:
     def _place_figures(self, pdf: pikepdf.Pdf, where: dict, figures) -> None:
         """Each figure in its box: `where` is anchor -> (page, x, y in mm) of the laid-out pages.
         WeasyPrint gives every page one shared resource dictionary: a page that gets a figure gets a
-        dictionary of its own first, so a figure lists on its page only, and a figure drawn anew
+        dictionary of its own first, so a figure is listed on its own page only, and a figure drawn anew
         leaves every other page's bytes (and the preflight's record of them) as they were."""
         own: set[int] = set()
         for index, (figure, (source, bleed, _)) in enumerate(figures):

@@ -254,3 +254,37 @@ def test_the_scaffold_has_a_rulebook_that_builds(tmp_path):
     assert "先到 30 分" in text and "洗匀 10 张行动牌" in text and "洗匀 14 张行动牌" in text
     three = _text(project / "build/river-crossing/river-crossing-3p-a4.pdf", 2, 3)
     assert "洗匀 14 张行动牌" in three and "洗匀 10 张行动牌" not in three
+
+
+def _figures_drawn(pdf: pikepdf.Pdf) -> bytes:
+    """Every content stream under the rulebook pages' figures (the forms named /PnpFig…)."""
+    out, seen = [], set()
+
+    def under(form):
+        if form.objgen not in seen:
+            seen.add(form.objgen)
+            out.append(form.read_bytes())
+            for inner in form.get("/Resources", {}).get("/XObject", {}).values():
+                if inner.get("/Subtype") == "/Form":
+                    under(inner)
+    for page in pdf.pages:
+        for placed in page.obj.get("/Resources", {}).get("/XObject", {}).values():
+            for name, form in placed.get("/Resources", {}).get("/XObject", {}).items():
+                if name.startswith("/PnpFig"):
+                    under(form)
+    return b"\n".join(out)
+
+
+def test_an_ink_saver_rulebook_draws_its_piece_figures_ink_saver_too(tmp_path):
+    """--ink-saver draws boards without fills, and the rulebook's card figures followed it; its piece
+    figures did not: the market board's background was filled in the ink-saver rulebook."""
+    project = _project(tmp_path / "p")
+    background = b"\n.992157 .964706 .890196 rg"       # the board's #fdf6e3, as reportlab writes it
+    drawn = {}
+    for options in [(), ("--ink-saver",)]:
+        result = pnp(project, "build", GAME, "--paper", "a4", "--players", "3", *options)
+        assert result.exit_code == 0, result.output
+        with pikepdf.open(project / f"build/{GAME}/{GAME}-rules-a4{'-inksaver' if options else ''}.pdf") as pdf:
+            drawn[options] = _figures_drawn(pdf)
+    assert background in drawn[()]
+    assert drawn[("--ink-saver",)] and background not in drawn[("--ink-saver",)]

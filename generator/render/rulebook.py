@@ -238,9 +238,10 @@ class RulebookRenderer:
 
     @functools.cached_property
     def _drawer(self):
-        """One drawer for every pack's figures: a piece every pack's rulebook shows is drawn once."""
+        """One drawer for every pack's figures: a piece every pack's rulebook shows is drawn once. With
+        --ink-saver it draws as the pack's boards and the rulebook's card figures do."""
         from generator.render.pieces import PieceDrawer
-        return PieceDrawer(self.assets, self.game)
+        return PieceDrawer(self.assets, self.game, bool(self.cards and self.cards.ink_saver))
 
     def _place_figures(self, pdf: pikepdf.Pdf, where: dict, figures) -> None:
         """Each figure in its box: `where` is anchor -> (page, x, y in mm) of the laid-out pages.

@@ -435,6 +435,33 @@ def test_board_icons_with_one_file_name_in_two_folders_are_two_icons(tmp_path):
     assert len(forms) == 2
 
 
+def test_a_board_icon_is_drawn_with_no_font_reportlab_would_list_unembedded():
+    """An icon's drawing starts in the bundled font, not reportlab's default Helvetica: so a board
+    drawn with icons lists no font it does not embed and has no empty text object selecting one
+    (tidy_fonts would otherwise parse each such board's content streams to remove them)."""
+    import io
+    from reportlab.pdfgen.canvas import Canvas
+    from generator.render.fontmerge import _program
+    from generator.render.pen import Pen, register_fonts, registered
+    from generator.source.assets import Assets
+    assets = Assets(Project.at(ROOT))
+    register_fonts(assets)
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, invariant=1, pageCompression=0, initialFontName=registered(assets.fonts[0]))
+    pen = Pen(canvas, assets, 100)
+    pen.icon("🔥", 10, 10, 10)
+    pen.text("Fire 火", 30, 10, size=9)
+    canvas.showPage()
+    canvas.save()
+    with pikepdf.open(io.BytesIO(buffer.getvalue())) as pdf:
+        page = pdf.pages[0]
+        fonts = dict(page.Resources.Font.items())
+        embedded = {name: _program(font) is not None for name, font in fonts.items()}
+        icon = next(iter(page.Resources.XObject.values())).read_bytes()
+        text_objects = page.Contents.read_bytes().count(b"BT") + icon.count(b"BT")
+    assert embedded and all(embedded.values()), embedded
+    assert text_objects == 1            # the text's own, which shows its glyphs: none in the icon
+
 def test_a_games_info_page_sees_data_not_paths(market):
     extra = market / "templates" / GAME / "info.html"
     extra.write_text("{{ fonts[0].path.read_text() }}", encoding="utf-8")

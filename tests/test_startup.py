@@ -187,3 +187,11 @@ def test_font_folders_of_killed_processes_are_swept_and_nothing_else(tmp_path, m
         assert made.parent == tmp_path and made.name.startswith(f"pnp-fonts-{ns}-{os.getpid()}-")
     finally:
         weasy._sweep.cache_clear()
+
+
+def test_reportlab_s_graphics_are_loaded_only_when_an_icon_is_drawn():
+    """reportlab.graphics (renderPDF, svglib's drawings) takes ~0.07 s to import, most of it a pattern
+    its paragraph module compiles; a build that draws no board icon (a card edit) never needs it."""
+    seen = _python("import json, sys\nimport generator.commands.cli, generator.sheets.kit, generator.render.pieces\n"
+                   "print(json.dumps(sorted(m for m in ('reportlab.graphics', 'svglib') if m in sys.modules)))")
+    assert seen == []

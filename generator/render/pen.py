@@ -12,7 +12,6 @@ import logging
 import re
 from pathlib import Path
 
-from reportlab.graphics import renderPDF
 from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
@@ -193,6 +192,8 @@ class Pen:
         key = (str(path), hashlib.sha256(data).digest())
         drawing = _drawings.get(key)
         if drawing is None:
+            # imported here, not at the top: both import reportlab.graphics (0.06 s: its paragraph module
+            # compiles a large pattern), which a build that draws no icon never needs
             from svglib.svglib import svg2rlg
             logging.getLogger("svglib").setLevel(logging.ERROR)
             drawing = _drawings[key] = svg2rlg(io.BytesIO(data))
@@ -200,7 +201,11 @@ class Pen:
         name = self._form_name(path)
         defined = self.c.__dict__.setdefault("_pnp_icons", set())
         if name not in defined:
+            from reportlab.graphics import renderPDF
             self.c.beginForm(name, lowerx=0, lowery=0, upperx=extent, uppery=extent)
+            # the icon's state starts in the drawing's own font, not reportlab's Helvetica: a font
+            # that is never embedded, selected by an empty text object that tidy_fonts must then find
+            drawing.initialFontName = registered(self.assets.fonts[0])
             renderPDF.draw(drawing, self.c, 0, 0)
             self.c.endForm()
             defined.add(name)

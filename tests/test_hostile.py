@@ -435,7 +435,7 @@ def test_board_icons_with_one_file_name_in_two_folders_are_two_icons(tmp_path):
     assert len(forms) == 2
 
 
-def test_a_board_icon_is_drawn_with_no_font_reportlab_would_list_unembedded():
+def test_a_board_icon_is_drawn_with_no_font_reportlab_would_list_unembedded(tmp_path):
     """An icon's drawing starts in the bundled font, not reportlab's default Helvetica: so a board
     drawn with icons lists no font it does not embed and has no empty text object selecting one
     (tidy_fonts would otherwise parse each such board's content streams to remove them)."""
@@ -444,7 +444,11 @@ def test_a_board_icon_is_drawn_with_no_font_reportlab_would_list_unembedded():
     from generator.render.fontmerge import _program
     from generator.render.pen import Pen, register_fonts, registered
     from generator.source.assets import Assets
-    assets = Assets(Project.at(ROOT))
+    project = tmp_path / "p"
+    (project / "cards").mkdir(parents=True)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    assets = Assets(Project.at(project))
     register_fonts(assets)
     buffer = io.BytesIO()
     canvas = Canvas(buffer, invariant=1, pageCompression=0, initialFontName=registered(assets.fonts[0]))
@@ -461,6 +465,7 @@ def test_a_board_icon_is_drawn_with_no_font_reportlab_would_list_unembedded():
         text_objects = page.Contents.read_bytes().count(b"BT") + icon.count(b"BT")
     assert embedded and all(embedded.values()), embedded
     assert text_objects == 1            # the text's own, which shows its glyphs: none in the icon
+
 
 def test_a_games_info_page_sees_data_not_paths(market):
     extra = market / "templates" / GAME / "info.html"

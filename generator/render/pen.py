@@ -192,8 +192,8 @@ class Pen:
         key = (str(path), hashlib.sha256(data).digest())
         drawing = _drawings.get(key)
         if drawing is None:
-            # imported here, not at the top: both import reportlab.graphics (0.06 s: its paragraph module
-            # compiles a large pattern), which a build that draws no icon never needs
+            # imported here, not at the top: both import reportlab.graphics (0.07–0.10 s: its paragraph
+            # module compiles a large pattern), which a build that draws no icon never needs
             from svglib.svglib import svg2rlg
             logging.getLogger("svglib").setLevel(logging.ERROR)
             drawing = _drawings[key] = svg2rlg(io.BytesIO(data))
@@ -203,8 +203,8 @@ class Pen:
         if name not in defined:
             from reportlab.graphics import renderPDF
             self.c.beginForm(name, lowerx=0, lowery=0, upperx=extent, uppery=extent)
-            # the icon's state starts in the drawing's own font, not reportlab's Helvetica: a font
-            # that is never embedded, selected by an empty text object that tidy_fonts must then find
+            # the icon's state starts in the game's first bundled font, not reportlab's Helvetica: a
+            # font never embedded, selected by an empty text object that tidy_fonts had to remove
             drawing.initialFontName = registered(self.assets.fonts[0])
             renderPDF.draw(drawing, self.c, 0, 0)
             self.c.endForm()

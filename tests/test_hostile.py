@@ -467,6 +467,71 @@ def test_a_board_icon_is_drawn_with_no_font_reportlab_would_list_unembedded(tmp_
     assert text_objects == 1            # the text's own, which shows its glyphs: none in the icon
 
 
+def test_a_board_icon_with_text_is_refused_naming_the_icon_and_the_piece(market):
+    """Text in an SVG would be set in reportlab's Helvetica, a font the kit does not embed (and
+    lost its font altogether once tidied): a board refuses such an icon, in one line."""
+    icons = market / "icons"
+    icons.unlink()
+    icons.mkdir()
+    shutil.copytree(ROOT / "icons/twemoji", icons / "twemoji")      # (a linked folder inside would be refused)
+    (icons / "own").mkdir()
+    (icons / "own/nine.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36">'
+                                        '<circle cx="18" cy="18" r="16" fill="#c33"/><text x="9" y="24">9</text></svg>')
+    _edit(market, "pieces.yaml", "size: 10, icon: 🪙}", "size: 10, icon: own/nine.svg}")
+    result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "cards/night-market/pieces.yaml:46: piece coin: icon: icons/own/nine.svg has text (<text>), which a board "
+        "cannot draw with the bundled fonts; turn the text into paths in the SVG"]
+    assert not (market / "build" / GAME / f"{GAME}-2p-a4.pdf").exists()
+
+
+def test_a_board_icon_s_transparency_and_gradient_are_drawn(tmp_path):
+    """reportlab writes a form without the graphics states and shadings it names, so an icon with
+    transparency printed opaque (and svglib ignores `opacity`: twemoji's fly had opaque wings). Such
+    an icon is drawn in place, on a page that lists what it names; read back and rendered."""
+    import io
+    from PIL import Image
+    from reportlab.pdfgen.canvas import Canvas
+    from generator.render.pen import Pen, register_fonts, registered
+    from generator.source.assets import Assets
+    project = tmp_path / "p"
+    (project / "cards").mkdir(parents=True)
+    (project / "fonts").symlink_to(ROOT / "fonts")
+    (project / "icons/own").mkdir(parents=True)
+    (project / "icons/own/veil.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36"><rect width="36" height="36" fill="#000"/>'
+        '<g opacity=".5"><rect width="36" height="18" fill="#fff"/></g></svg>')
+    (project / "icons/own/fade.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36"><defs><linearGradient id="g">'
+        '<stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/></linearGradient></defs>'
+        '<rect width="36" height="36" fill="url(#g)"/></svg>')
+    assets = Assets(Project.at(project))
+    register_fonts(assets)
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(200, 100), invariant=1, initialFontName=registered(assets.fonts[0]))
+    pen = Pen(canvas, assets, 100 / 72 * 25.4)
+    pen.icon("own/veil.svg", 5, 5, 25)
+    pen.icon("own/fade.svg", 40, 5, 25)
+    canvas.showPage()
+    canvas.save()
+    with pikepdf.open(io.BytesIO(buffer.getvalue())) as pdf:
+        page = pdf.pages[0]
+        states = {name: float(state.get("/ca", 1)) for name, state in page.Resources.ExtGState.items()}
+        ops = pikepdf.parse_content_stream(page)
+        named = {(str(op), str(operands[0])) for operands, op in ops if str(op) in ("gs", "sh")}
+        shadings = set(page.Resources.get("/Shading", {}).keys())
+    assert 0.5 in states.values()
+    assert named and all(name in (states if op == "gs" else shadings) for op, name in named), (named, states)
+    (tmp_path / "icons.pdf").write_bytes(buffer.getvalue())
+    subprocess.run(["pdftoppm", "-r", "72", "-png", "-singlefile", str(tmp_path / "icons.pdf"), str(tmp_path / "page")],
+                   check=True)
+    image = Image.open(tmp_path / "page.png").convert("RGB")    # 1 px a point: veil at 14–85, fade at 113–184
+    top, bottom = image.getpixel((40, 25)), image.getpixel((40, 75))      # the veiled half, the black half
+    assert bottom == (0, 0, 0) and all(120 <= c <= 135 for c in top), (top, bottom)
+    left, right = image.getpixel((120, 50)), image.getpixel((178, 50))
+    assert left[0] > left[2] and right[2] > right[0], (left, right)
+
 def test_a_games_info_page_sees_data_not_paths(market):
     extra = market / "templates" / GAME / "info.html"
     extra.write_text("{{ fonts[0].path.read_text() }}", encoding="utf-8")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import math
 import re
 from pathlib import Path
 
@@ -41,7 +42,7 @@ LINE = 1.32        # line height, in font sizes
 
 _registered: dict[tuple[str, str], str] = {}     # a font file and its hash -> the name reportlab knows it by
 _current: dict[str, str] = {}                     # a bundled font's name -> that name, for its file as it is now
-_drawings: dict = {}
+_drawings: dict = {}       # an icon file and its hash -> (svglib's drawing, has text, drawn in place)
 
 
 class GlyphError(ValueError):
@@ -149,7 +150,6 @@ class Pen:
 
     def wedge(self, cx, cy, r_out, r_in, start, extent, fill=None, stroke=None, line=0.3):
         """An annular sector; angles in degrees, counter-clockwise from 3 o'clock."""
-        import math
         f, s = self._style(fill, stroke, line)
         self._mark(cx - r_out, cy - r_out, cx + r_out, cy + r_out)
         path = self.c.beginPath()
@@ -166,12 +166,14 @@ class Pen:
 
     # --- icons and text -----------------------------------------------------------------
     def icon(self, emoji: str, x: float, y: float, size: float, rotate: float = 0):
-        """A vector icon: drawn once per document as a form, then placed wherever it is used."""
+        """A vector icon: drawn once per document as a form, then placed wherever it is used; one
+        with transparency or a gradient is drawn where it is placed (see _needs_page_resources)."""
         try:
             path = self.assets.checked_icon(emoji)
         except ValueError as exc:
             raise GlyphError(str(exc)) from None
-        name, extent = self._icon_form(path)
+        drawing, inline = self._icon_drawing(path)
+        extent = max(drawing.width, drawing.height)
         self._mark(x, y, x + size, y + size)
         scale = size * PT / extent
         px, py = self.xy(x, y + size)
@@ -183,33 +185,47 @@ class Pen:
             self.c.rotate(-rotate)
             self.c.translate(-half, -half)
         self.c.scale(scale, scale)
-        self.c.doForm(name)
+        if inline:
+            self._render(drawing)
+        else:
+            self.c.doForm(self._icon_form(path, drawing, extent))
         self.c.restoreState()
 
-    def _icon_form(self, path) -> tuple[str, float]:
+    def _icon_drawing(self, path) -> tuple:
+        """The icon as svglib reads it, and whether it is drawn where it is placed rather than as a form."""
         data = Path(path).read_bytes()
         reads.note(path, data)          # a cached board is redrawn when an icon it places changes
         key = (str(path), hashlib.sha256(data).digest())
-        drawing = _drawings.get(key)
-        if drawing is None:
+        if key not in _drawings:
             # imported here, not at the top: both import reportlab.graphics (0.07–0.10 s: its paragraph
             # module compiles a large pattern), which a build that draws no icon never needs
             from svglib.svglib import svg2rlg
             logging.getLogger("svglib").setLevel(logging.ERROR)
-            drawing = _drawings[key] = svg2rlg(io.BytesIO(data))
-        extent = max(drawing.width, drawing.height)
+            drawing = svg2rlg(io.BytesIO(_opacity_pushed_down(data)))
+            _drawings[key] = (drawing, _has_text(drawing), _needs_page_resources(drawing))
+        drawing, text, inline = _drawings[key]
+        if text:
+            relative = Path(path).resolve().relative_to(self.assets.project.icons.resolve()).as_posix()
+            raise GlyphError(f"icons/{relative} has text (<text>), which a board cannot draw with the bundled fonts; "
+                             f"turn the text into paths in the SVG")
+        return drawing, inline
+
+    def _icon_form(self, path, drawing, extent: float) -> str:
         name = self._form_name(path)
         defined = self.c.__dict__.setdefault("_pnp_icons", set())
         if name not in defined:
-            from reportlab.graphics import renderPDF
             self.c.beginForm(name, lowerx=0, lowery=0, upperx=extent, uppery=extent)
-            # the icon's state starts in the game's first bundled font, not reportlab's Helvetica: a
-            # font never embedded, selected by an empty text object that tidy_fonts had to remove
-            drawing.initialFontName = registered(self.assets.fonts[0])
-            renderPDF.draw(drawing, self.c, 0, 0)
+            self._render(drawing)
             self.c.endForm()
             defined.add(name)
-        return name, extent
+        return name
+
+    def _render(self, drawing) -> None:
+        from reportlab.graphics import renderPDF
+        # the icon's state starts in the game's first bundled font, not reportlab's Helvetica: a
+        # font never embedded, selected by an empty text object that tidy_fonts had to remove
+        drawing.initialFontName = registered(self.assets.fonts[0])
+        renderPDF.draw(drawing, self.c, 0, 0)
 
     def _form_name(self, path) -> str:
         """A PDF form name per icon file: an emoji's code points, or for an icon named by its path
@@ -334,3 +350,78 @@ def _merge(runs):
         else:
             out.append((name, text))
     return out
+
+
+def _opacity_pushed_down(svg: bytes) -> bytes:
+    """The SVG with each `opacity` (attribute or style) multiplied into the fill-opacity and
+    stroke-opacity of the shapes it covers: svglib ignores `opacity` (twemoji's fly draws its wings
+    with it, and came out opaque). For one shape that is exact; for a group whose shapes overlap,
+    each shape is see-through on its own where the SVG makes the group see-through as one. Every
+    opacity is written as a number from 0 to 1 (an SVG's `nan` or `-3` is not passed on)."""
+    if b"opacity" not in svg:
+        return svg
+    from lxml import etree
+    # parsed as svglib parses it (recovering), with nothing fetched or expanded
+    root = etree.fromstring(svg, etree.XMLParser(recover=True, resolve_entities=False, no_network=True))
+    if root is None:
+        return svg
+
+    def push(element, opacity: float) -> None:
+        opacity *= _fraction(element.attrib.pop("opacity", None)) * _fraction(_style_value(element, "opacity"))
+        children = [child for child in element if isinstance(child.tag, str)]
+        if children and not element.tag.endswith("}text"):
+            for child in children:
+                push(child, opacity)
+            return
+        for name in ("fill-opacity", "stroke-opacity"):
+            own = _style_value(element, name) or element.get(name)    # (a style's value wins, as in CSS)
+            if own is not None or opacity < 1:
+                element.set(name, f"{_fraction(own) * opacity:.4g}")
+    push(root, 1.0)
+    return etree.tostring(root)
+
+
+def _style_value(element, name: str) -> str | None:
+    """A property's value in the element's style attribute, taken out of it (None if it has none)."""
+    pattern = re.compile(rf"(?<![\w-]){name}\s*:\s*([^;]*);?")
+    found = pattern.search(element.get("style") or "")
+    if found is None:
+        return None
+    element.set("style", pattern.sub("", element.get("style")))
+    return found.group(1)
+
+
+def _fraction(value: str | None) -> float:
+    """An SVG opacity ("0.5", "50%") as a number from 0 to 1; 1 when absent or not a number."""
+    try:
+        number = float(value.strip().rstrip("%")) / (100 if value.strip().endswith("%") else 1)
+    except (AttributeError, ValueError):
+        return 1.0
+    return min(max(number, 0.0), 1.0) if math.isfinite(number) else 1.0
+
+
+def _nodes(drawing):
+    waiting = [drawing]
+    while waiting:
+        node = waiting.pop()
+        yield node
+        waiting += list(getattr(node, "contents", None) or [])
+
+
+def _has_text(drawing) -> bool:
+    return any(type(node).__name__ == "String" for node in _nodes(drawing))
+
+
+def _needs_page_resources(drawing) -> bool:
+    """Whether the icon draws with transparency or a gradient. reportlab writes a form's resources
+    without the graphics states and shadings these name (its PDFFormXObject keeps fonts, procedure
+    sets and forms only), so such an icon drawn as a form printed opaque, or flat, and named
+    resources the page did not have: it is drawn where it is placed instead, whose page keeps them."""
+    for node in _nodes(drawing):
+        if "Gradient" in type(node).__name__:
+            return True
+        for colour, opacity in (("fillColor", "fillOpacity"), ("strokeColor", "strokeOpacity")):
+            values = (getattr(getattr(node, colour, None), "alpha", None), getattr(node, opacity, None))
+            if any(value is not None and value < 1 for value in values):
+                return True
+    return False

@@ -532,6 +532,7 @@ def test_a_board_icon_s_transparency_and_gradient_are_drawn(tmp_path):
     left, right = image.getpixel((120, 50)), image.getpixel((178, 50))
     assert left[0] > left[2] and right[2] > right[0], (left, right)
 
+
 def test_a_games_info_page_sees_data_not_paths(market):
     extra = market / "templates" / GAME / "info.html"
     extra.write_text("{{ fonts[0].path.read_text() }}", encoding="utf-8")

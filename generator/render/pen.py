@@ -409,7 +409,8 @@ def _nodes(drawing):
 
 
 def _has_text(drawing) -> bool:
-    return any(type(node).__name__ == "String" for node in _nodes(drawing))
+    from reportlab.graphics.shapes import String
+    return any(isinstance(node, String) for node in _nodes(drawing))
 
 
 def _needs_page_resources(drawing) -> bool:
@@ -417,8 +418,9 @@ def _needs_page_resources(drawing) -> bool:
     without the graphics states and shadings these name (its PDFFormXObject keeps fonts, procedure
     sets and forms only), so such an icon drawn as a form printed opaque, or flat, and named
     resources the page did not have: it is drawn where it is placed instead, whose page keeps them."""
+    from svglib.svglib import LinearGradientShape, RadialGradientShape
     for node in _nodes(drawing):
-        if "Gradient" in type(node).__name__:
+        if isinstance(node, (LinearGradientShape, RadialGradientShape)):
             return True
         for colour, opacity in (("fillColor", "fillOpacity"), ("strokeColor", "strokeOpacity")):
             values = (getattr(getattr(node, colour, None), "alpha", None), getattr(node, opacity, None))

@@ -314,7 +314,9 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
         key = (width, height, number == 0)
         if key not in marks:
             buffer = io.BytesIO()
-            canvas = Canvas(buffer, pagesize=(width, height), invariant=1, pageCompression=0)
+            # (started in the bundled font: reportlab's default Helvetica would open the page with an
+            # empty text object selecting it)
+            canvas = Canvas(buffer, pagesize=(width, height), invariant=1, pageCompression=0, initialFontName=font_name)
             canvas.setFillColorRGB(0.75, 0.1, 0.1)
             canvas.setFont(font_name, 14 if number == 0 else 6)
             canvas.drawString(pt(2 if number else 10), height - pt(3.2 if number else 9),
@@ -322,8 +324,7 @@ def mark_draft(pdf: pikepdf.Pdf, assets: Assets) -> None:
             canvas.save()
             with open_pdf(buffer.getvalue()) as drawn:
                 mark = drawn.pages[0]
-                # reportlab's canvas opens with its default font set (and no text in it): left out
-                content = re.sub(rb"BT /F1 [\d.]+ Tf [\d.]+ TL ET", b"", mark.obj.Contents.read_bytes())
+                content = mark.obj.Contents.read_bytes()
                 used = re.search(rb"(/F[^ /]+) [\d.]+ Tf", content).group(1)
                 marks[key] = (pdf.copy_foreign(mark.Resources.Font[used.decode()]),
                               content.replace(used + b" ", b"/PnpDraft "))

@@ -93,10 +93,11 @@ def cutter_placement(net: Net, paper: str, cutter) -> tuple[tuple[float, float],
     return None
 
 
-def draw(net: Net, paper: str, title: str, pen_for, cutter=None) -> list[tuple[bytes, dict]]:
+def draw(net: Net, paper: str, title: str, pen_for, cutter=None, font: str | None = None) -> list[tuple[bytes, dict]]:
     """The box as one page (or tiles glued together when it is larger than the paper): PDF bytes
     and, per page, the net's offset and clip (mm) for the manifest. With a cutter the net goes
-    inside its cutting area when it fits there ("cut_area" then says where that is)."""
+    inside its cutting area when it fits there ("cut_area" then says where that is). `font`: the
+    registered font the canvas starts in."""
     from reportlab.pdfgen.canvas import Canvas
     machine = cutter_placement(net, paper, cutter) if cutter is not None else None
     spot = machine[:2] if machine else placement(net, paper)
@@ -105,7 +106,8 @@ def draw(net: Net, paper: str, title: str, pen_for, cutter=None) -> list[tuple[b
     out = []
     for page, area, at in parts:
         buffer = io.BytesIO()
-        canvas = Canvas(buffer, pagesize=tuple(v * 72 / 25.4 for v in page), invariant=1, pageCompression=1)
+        canvas = Canvas(buffer, pagesize=tuple(v * 72 / 25.4 for v in page), invariant=1, pageCompression=1,
+                        initialFontName=font)       # (None: reportlab's Helvetica, listed and never embedded)
         pen = pen_for(canvas, page[1])
         canvas.saveState()
         clip = canvas.beginPath()
@@ -168,14 +170,15 @@ class BoxSheets:
         return sections
 
     def draw(self, body: Body, imposer, sections: list[Section], paper: str) -> None:
-        from generator.render.pen import Pen, register_fonts
+        from generator.render.pen import Pen, register_fonts, registered
         from generator.sheets.cutters import CUTTERS
         register_fonts(self.assets)
         cutter = CUTTERS[self.options.cutter] if self.options.cutter else None
         for section in sections:
             (decks, net, cards), = section.items
             parts = draw(net, paper, section.name, lambda canvas, h: Pen(canvas, self.assets, h,
-                                                                          ink_saver=self.options.ink_saver), cutter)
+                                                                          ink_saver=self.options.ink_saver), cutter,
+                         registered(self.assets.fonts[0]))
             for number, (data, where) in enumerate(parts, 1):
                 page = _append(body, data)
                 if len(parts) == 1:

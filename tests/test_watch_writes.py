@@ -68,3 +68,36 @@ def test_the_rest_writes_the_pack_again_when_a_file_it_read_changed_since(tmp_pa
     stale = JustWritten("en", PrintOptions(), frozenset({(2, "a4")}), {people: "0" * 64}, tuple(files))
     build_game(project, assets, GAME, None, ["a4"], say=lambda _: None, just=stale)
     assert written == Counter(["inputs-2p-a4", "inputs-3p-a4"])
+
+
+def test_when_the_pack_looked_at_is_all_the_watch_builds_the_edition_is_made_once(tmp_path, monkeypatch):
+    """`pnp watch --paper a4` of a one-language game with one pack: the first pack is the whole build,
+    so the edition is gathered once a save, not once more for a rest with nothing in it; and what it
+    records is what the whole build records (a build of the same selection, and the watch, are then
+    up to date)."""
+    project = Project.at(make(tmp_path / "project"))
+    isolate_fonts(project)
+    said: list[str] = []
+    watcher = Watcher(project, [GAME], None, ["a4"], PrintOptions(), 1, say=said.append)
+    watcher.rebuild([GAME], changed=False)
+    written = _counting(monkeypatch)
+    gathered = Counter()
+    real = kit.gather
+
+    def gather(*args, **kwargs):
+        gathered[GAME] += 1
+        return real(*args, **kwargs)
+    monkeypatch.setattr(kit, "gather", gather)
+    people = project.root / "cards/inputs/people.yaml"
+    people.write_text(people.read_text().replace("name: Smith", "name: Smyth"))
+    said.clear()
+    watcher.rebuild([GAME])
+    assert written == Counter(["inputs-2p-a4"]) and gathered == Counter({GAME: 1}), (written, gathered, said)
+    assert said[0] == "inputs: changed; rebuilding the 2p a4 pack first, then the rest"
+    assert said[-1].startswith("inputs: the rest rebuilt in ") and said[-1].endswith(
+        " — 1 face re-rendered: people/smith (face); wrote nothing more"), said[-1]
+    files, fresh = build_game(project, Assets(project), GAME, None, ["a4"], say=said.append)
+    assert fresh == [] and said[-1].startswith("inputs: up to date (") and gathered == Counter({GAME: 1}), said[-1]
+    said.clear()
+    watcher.rebuild([GAME])
+    assert said == ["inputs: up to date"]

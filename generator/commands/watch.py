@@ -98,35 +98,52 @@ class Watcher:
     def languages(self, game_id: str) -> list[str]:
         return [self.lang] if self.lang else game_languages(self.project, game_id)
 
-    def first(self, game_id: str) -> tuple[int, str, str]:
+    def first(self, game_id: str) -> tuple[int, str, str, bool]:
         """The pack to rebuild before the rest: --players/--paper/--lang as given, the rest as
         the designer last built it before the watch began (else the smallest pack, first paper,
-        the data's language)."""
+        the data's language); and whether that pack is all the watch builds (one language, one
+        paper, one pack: then there is no rest, and the first build is the whole one)."""
         languages = self.languages(game_id)
         if game_id not in self.looked:
             self.looked[game_id] = last_built(self.project, game_id, languages)
         last = self.looked[game_id]
-        players = self.players[0] if self.players else (last[0] if last else self._smallest(game_id))
+        one_edition = len(languages) == 1 and self.papers is not None and len(self.papers) == 1
+        packs = self._packs(game_id) if one_edition or not (self.players or last) else None
+        players = self.players[0] if self.players else (last[0] if last else self._smallest(packs))
         paper = self.papers[0] if self.papers else (last[1] if last else next(iter(PAPERS)))
-        return players, paper, self.lang or (last[2] if last else languages[0])
+        whole = one_edition and packs is not None and [p.players for p in packs] == [players]
+        return players, paper, self.lang or (last[2] if last else languages[0]), whole
 
-    def _smallest(self, game_id: str) -> int:
+    def _packs(self, game_id: str) -> list | None:
+        """The packs the watch builds (select_packs), as the data has them now; None if it cannot
+        tell (a mistake in the data: the build says it)."""
         from generator.source.load import load_game
-        return min(p.players for p in load_game(self.project, game_id, rules=False).packs if not p.optional)
+        from generator.sheets.kit import select_packs
+        try:
+            return select_packs(load_game(self.project, game_id, rules=False), self.players)
+        except PnpError:
+            return None
 
-    def look_first(self, game_id: str, first: tuple[int, str, str]) -> tuple[list[str], JustWritten | None]:
+    @staticmethod
+    def _smallest(packs: list | None) -> int:
+        standard = [p.players for p in packs or [] if not p.optional]
+        return min(standard) if standard else 1
+
+    def look_first(self, game_id: str, first: tuple[int, str, str, bool]) -> tuple[list[str], JustWritten | None]:
         """The pack the designer looks at, and a proof (--only) of each card it drew anew: said
         at once, built before the rest. A mistake in the data is said here, once, by the rest.
         Returns the faces drawn anew (the rest finds them in the cache) and the pack written (the
-        rest leaves it as it is while nothing it read changes)."""
-        players, paper, lang = first
+        rest leaves it as it is while nothing it read changes). When that pack is all the watch
+        builds (`first`'s last item), it is built as the rest would build it: nothing is left."""
+        players, paper, lang, whole = first
         started = time.perf_counter()
         edition = f" ({lang})" if len(game_languages(self.project, game_id)) > 1 else ""
         self.say(f"{game_id}: changed; rebuilding the {players}p {paper} pack{edition} first, then the rest")
         try:
-            assets = Assets(self.project)
             with reads.recording() as log:
-                files, fresh = build_game(self.project, assets, game_id, [players], [paper], say=lambda line: None,
+                assets = Assets(self.project)       # (what it reads is the watch stamp's too)
+                files, fresh = build_game(self.project, assets, game_id, self.players if whole else [players],
+                                          self.papers if whole else [paper], say=lambda line: None,
                                           options=self.options, jobs=self.jobs, lang=lang)
             just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files))
             cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
@@ -165,14 +182,10 @@ class Watcher:
             else:
                 self.say(f"{game_id}: building every pack{'' if changed else ' before the watch starts'} …")
             try:
-                with reads.recording() as log:
-                    assets = Assets(self.project)      # fonts or icons may have changed
-                    written, fresh = [], []
-                    for lang in self.languages(game_id):      # every language, as pnp build
-                        files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
-                                                  say=lambda line: None, options=self.options, jobs=self.jobs,
-                                                  lang=lang, just=just)
-                        written, fresh = written + files, fresh + faces
+                if just is not None and first[3]:     # the first pack was the whole build: nothing is left
+                    written, fresh, read = list(just.files), [], {}
+                else:
+                    written, fresh, read = self._rest(game_id, just)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
@@ -182,7 +195,7 @@ class Watcher:
                 removed = written_record.drop_languages(self.project.build, game_id, self.languages(game_id))
                 if removed:
                     self.say(written_record.summary(removed, written_record.DROPPED))
-            stamp.record(self.project.root, game_id, written, inputs, {**(just.read if just else {}), **log.files})
+            stamp.record(self.project.root, game_id, written, inputs, {**(just.read if just else {}), **read})
             fresh = list(dict.fromkeys(drawn + fresh))
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             first_files = {Path(f).with_suffix("").as_posix() for f in just.files} if just else set()
@@ -190,6 +203,19 @@ class Watcher:
             self.say(f"{game_id}: {'the rest ' if first else ''}rebuilt in {time.perf_counter() - started:.2f} s — "
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; "
                      f"wrote {', '.join(rest) or 'nothing more'}")
+
+    def _rest(self, game_id: str, just: JustWritten | None) -> tuple[list[str], list[str], dict]:
+        """Every edition as pnp build makes it, but what `just` wrote: the files written, the faces
+        drawn and the files read (with their hashes)."""
+        with reads.recording() as log:
+            assets = Assets(self.project)      # fonts or icons may have changed
+            written, fresh = [], []
+            for lang in self.languages(game_id):      # every language, as pnp build
+                files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
+                                          say=lambda line: None, options=self.options, jobs=self.jobs,
+                                          lang=lang, just=just)
+                written, fresh = written + files, fresh + faces
+        return written, fresh, dict(log.files)
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch

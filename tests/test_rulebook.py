@@ -288,3 +288,47 @@ def test_an_ink_saver_rulebook_draws_its_piece_figures_ink_saver_too(tmp_path):
             drawn[options] = _figures_drawn(pdf)
     assert background in drawn[()]
     assert drawn[("--ink-saver",)] and background not in drawn[("--ink-saver",)]
+
+
+def test_the_rulebooks_helper_draws_no_figure_again(tmp_path, monkeypatch):
+    """An edition's rulebooks are laid out by two processes (lay_out_beside: a forked helper takes half).
+    Every figure they show, a card's face or a piece, is drawn (or found in the store) before the
+    helper starts: the helper drew its own again beside the build (a face alone in its document
+    costs ~0.2 s). Here the helper's share runs in this process, where what it draws is seen."""
+    from generator import processes
+    from generator.render.cards import CardRenderer
+    from generator.render.pieces import PieceDrawer
+    from generator.sheets.kit import build_game
+    from generator.source.assets import Assets
+    from generator.source.project import Project, isolate_fonts
+    project = Project.at(_project(tmp_path / "p"))
+    isolate_fonts(project)
+    drawn, helper_drew = [], []
+    render_group, draw_copy = CardRenderer._render_group, PieceDrawer._draw_copy
+
+    def rendering(self, faces, *args):
+        drawn.extend(face.label for face in faces)
+        return render_group(self, faces, *args)
+
+    def drawing(self, item, *args):
+        drawn.append(item.piece.id)
+        return draw_copy(self, item, *args)
+
+    class InProcess:
+        def __init__(self, work):
+            before = list(drawn)
+            self.data = work()
+            helper_drew.append((before, drawn[len(before):]))
+
+        def result(self):
+            return self.data
+
+        def stop(self):
+            pass
+    monkeypatch.setattr(CardRenderer, "_render_group", rendering)
+    monkeypatch.setattr(PieceDrawer, "_draw_copy", drawing)
+    monkeypatch.setattr(processes, "Helper", InProcess)
+    build_game(project, Assets(project), GAME, None, ["a4"], say=lambda _: None, jobs=2)
+    (before, theirs), = helper_drew
+    assert theirs == [], theirs
+    assert before.count("market-board") >= 2, before      # its figure names the pack: one a rulebook

@@ -143,6 +143,7 @@ class RulebookRenderer:
             for pack in packs[half:]:
                 self.render(pack)
             return b"laid out"
+        self._draw_figures(packs)
         try:
             helper = Helper(theirs)
         except OSError:
@@ -154,6 +155,20 @@ class RulebookRenderer:
             helper.stop()
             raise
         helper.result()
+
+    def _draw_figures(self, packs: list) -> None:
+        """What the rulebooks of `packs` show, drawn here once before the helper is forked: it then
+        finds each card's face in the face cache and each piece in the drawer it inherits, instead
+        of drawing them again beside this process (a face alone in its document costs ~0.2 s)."""
+        faces = {}
+        for pack in packs:
+            for figure in self.text(pack).figures:
+                if figure.kind == "card":
+                    faces.setdefault(figure.ref, self._face(figure.ref))
+                else:
+                    self._draw_piece(figure.ref, pack)
+        if faces:
+            self.cards.render(list(faces.values()))
 
     # --- the HTML document ---------------------------------------------------------------------
     def _document(self, text: RulebookText, pack) -> str:
@@ -213,16 +228,19 @@ class RulebookRenderer:
     def _figure_source(self, figure: Figure, pack) -> tuple[pikepdf.Page, float, str]:
         """(page, bleed in mm, key) of what the figure shows."""
         if figure.kind == "card":
-            deck_id, _, card_id = figure.ref.partition("/")
-            deck = self.game.decks[deck_id]
-            face = self.cards.face(deck, deck.card(card_id), "face")
+            face = self._face(figure.ref)
             rendered = self.cards.render([face])
             self._open.append(rendered)
-            return rendered.pages[face.key], deck.bleed, face.key
+            return rendered.pages[face.key], face.deck.bleed, face.key
         data = self._draw_piece(figure.ref, pack)
         pdf = open_pdf(data)
         self._open.append(pdf)
         return pdf.pages[0], 0.0, hashlib.sha256(data).hexdigest()
+
+    def _face(self, ref: str):
+        deck_id, _, card_id = ref.partition("/")
+        deck = self.game.decks[deck_id]
+        return self.cards.face(deck, deck.card(card_id), "face")
 
     def _draw_piece(self, piece_id: str, pack) -> bytes:
         from generator.check.validate import context as expression_context

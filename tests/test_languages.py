@@ -377,3 +377,33 @@ def test_tiled_board_notes_speak_the_editions_language(tmp_path):
         text = pages[number - 1].replace("\n", " ")
         assert f"Market score board (380 × 240 mm) · tile {n} / {len(tiles)}" in text, text
         assert "neighbouring tiles overlap by 10 mm: align the red" in text and not CJK.findall(text)
+
+
+def test_a_template_s_literals_are_extracted_once_for_its_content(tmp_path, monkeypatch):
+    """A build of an edition asks for its templates' `_()` literals three times (the warning of
+    translations to review, validation, and the review notes it counts): each template is read by
+    Babel's extractor once for its content; a template changed since is read again."""
+    from generator.check import translations
+    from generator.source.load import load_game
+    from generator.source.project import Project
+    from tests.conftest import make_project
+    project = Project.at(make_project(tmp_path / "p", ["reverse-wizard"]))
+    game = load_game(project, "reverse-wizard", "en")
+    extracted = []
+    real = translations.babel_extract
+
+    def extract(handle, *args):
+        extracted.append(handle.read())
+        handle.seek(0)
+        return real(handle, *args)
+    monkeypatch.setattr(translations, "babel_extract", extract)
+    translations._literals.cache_clear()
+    templates = translations.game_templates(project, game)
+    strings = translations.template_strings(project, game)
+    translations.review_notes(project, game)
+    translations.translation_checks(project, game)
+    assert len(templates) >= 2 and len(extracted) == len(templates) and strings
+    templates[0].write_text(templates[0].read_text(encoding="utf-8") + '{{ _("Once more, anew") }}\n',
+                            encoding="utf-8")
+    assert "Once more, anew" in translations.template_strings(project, game)
+    assert len(extracted) == len(templates) + 1 and b"Once more, anew" in extracted[-1]

@@ -9,6 +9,8 @@ as in `pnp build`.
 """
 from __future__ import annotations
 
+import functools
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,12 +27,16 @@ JINJA_OPTIONS = {"trim_blocks": "true", "lstrip_blocks": "true", "extensions": "
 
 def template_literals(path: Path) -> list[tuple[int, str]]:
     """(line, text) of each constant string a template passes to `_()`."""
-    with path.open("rb") as handle:
-        found = []
-        for line, function, message, _ in babel_extract(handle, ("_", "gettext"), [], JINJA_OPTIONS):
-            if isinstance(message, str):
-                found.append((line, message))
-        return found
+    return list(_literals(path.read_bytes()))
+
+
+@functools.lru_cache(maxsize=256)
+def _literals(source: bytes) -> tuple[tuple[int, str], ...]:
+    """Extracted once a process for each template's content: a build of an edition asks three times
+    (its warning of translations to review, its validation, and the review notes that counts), and
+    `pnp watch` again at every save."""
+    found = babel_extract(io.BytesIO(source), ("_", "gettext"), [], JINJA_OPTIONS)
+    return tuple((line, message) for line, _, message, _ in found if isinstance(message, str))
 
 
 def game_templates(project: Project, game: Game) -> list[Path]:

@@ -22,10 +22,13 @@ FLAG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36"><rect x="4" 
 @pytest.fixture
 def project(tmp_path, monkeypatch, cephiro_built):
     """cephiro with its own icons/ folder (a copy, and one icon of its own that only the host marker
-    places), and a record of each drawing really drawn: the pieces on its sheets. Its card faces come
-    from the session's build (they are not what these tests count)."""
+    places), and a record of each drawing really drawn: the pieces on its sheets. Its card faces and
+    its rulebooks' layouts and pages come from the session's build (they are not what these tests
+    count: a rulebook's figures are drawn, and counted, before its pages are looked up; a figure
+    drawn anew misses the pages' key and is placed again). A test's cold reference, made after
+    build/ is removed with its store, draws and lays out everything itself."""
     project = make_project(tmp_path / "project", [GAME])
-    seed_store(project, [cephiro_built], only=("faces",))
+    seed_store(project, [cephiro_built], only=("faces", "rulebook", "rulebook-layouts"))
     (project / "icons").unlink()
     shutil.copytree(ROOT / "icons", project / "icons")
     (project / "icons/own").mkdir()

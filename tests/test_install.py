@@ -130,9 +130,12 @@ def test_setup_prints_no_deprecation_warning(tmp_path):
     """Installing the package the way `make kit` does (editable, in a fresh virtualenv) prints
     nothing: no setuptools deprecation of the licence format, no editable-mode warning."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    run = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                          "--no-deps", "-e", str(ROOT)], capture_output=True, text=True)
+    # The fresh virtualenv without a pip of its own (ensurepip's copy is most of the time a venv takes):
+    # the pip that make kit's venv got from the same Python installs into it (pip's --python runs it with
+    # that interpreter), and setuptools builds the package in its isolated environment as it does there.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    run = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
+                          "--disable-pip-version-check", "--no-deps", "-e", str(ROOT)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout + run.stderr == ""
 

@@ -154,8 +154,10 @@ def _add_icons(project: Project, text: str, archive: tarfile.TarFile, say) -> li
 
 
 def _add_to_fonts(project: Project, chars: list[str], archive: tarfile.TarFile, say) -> list[str]:
-    """Both weights made first, then written: a damaged second font leaves the first as it was."""
-    made = []
+    """Both weights read and checked first (a damaged or missing second font is said at once, before
+    the first is cut: seconds for a 10 MB font), then made, then written: a font that cannot be made
+    leaves the other as it was."""
+    checked = []
     for bundled, member in NOTO_FILES.items():
         target = project.fonts / bundled
         source, have = _font(archive, f"package/{member}")
@@ -167,8 +169,9 @@ def _add_to_fonts(project: Project, chars: list[str], archive: tarfile.TarFile, 
         if not kept <= have:
             raise PnpError(Problem(project.display(target), None, "has characters the package's font lacks; "
                                    "it was not made from it, so it is left as it is"))
-        made.append((target, _subset(source, kept | {ord(c) for c in chars}, f"{archive.name}:package/{member}"),
-                     len(kept)))
+        checked.append((target, source, kept, f"{archive.name}:package/{member}"))
+    made = [(target, _subset(source, kept | {ord(c) for c in chars}, where), len(kept))
+            for target, source, kept, where in checked]
     licence = project.fonts / "OFL-NotoSansSC.txt"
     licence_text = None if licence.exists() else _member(archive, "package/LICENSE_FONT")
     written = []

@@ -87,6 +87,7 @@ class Watcher:
         self.say = say
         self.reload = settings
         self.looked: dict = {}      # game -> the pack the designer built last before the watch began
+        self._selected: dict = {}   # (game, its game.yaml's hash) -> the packs the watch builds
         self.use(options)
 
     def use(self, options: PrintOptions) -> None:
@@ -115,14 +116,19 @@ class Watcher:
         return players, paper, self.lang or (last[2] if last else languages[0]), whole
 
     def _packs(self, game_id: str) -> list | None:
-        """The packs the watch builds (select_packs), as the data has them now; None if it cannot
-        tell (a mistake in the data: the build says it)."""
+        """The packs the watch builds (select_packs), as game.yaml has them now: the game is loaded
+        for them once for each of its contents, not at every save. None if it cannot tell (a mistake
+        in the data: the build says it)."""
+        from generator.filehash import file_hash
         from generator.source.load import load_game
         from generator.sheets.kit import select_packs
         try:
-            return select_packs(load_game(self.project, game_id, rules=False), self.players)
-        except PnpError:
+            key = (game_id, file_hash(self.project.cards / game_id / "game.yaml"))
+            if key not in self._selected:
+                self._selected[key] = select_packs(load_game(self.project, game_id, rules=False), self.players)
+        except (OSError, PnpError):
             return None
+        return self._selected[key]
 
     @staticmethod
     def _smallest(packs: list | None) -> int:

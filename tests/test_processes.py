@@ -61,3 +61,30 @@ def test_a_render_worker_leaves_what_it_inherited_out_of_its_collections():
         counts = list(pool.map(_frozen, range(4)))
     assert all(count >= before + len(inherited) for count in counts)
     assert gc.get_freeze_count() == before            # this process is left as it was
+
+
+def _threshold(_):
+    import gc
+    return gc.get_threshold()[0]
+
+
+def test_a_command_collects_its_young_objects_less_often_and_its_render_workers_as_python_does(monkeypatch):
+    """A command's process collects its youngest objects every BUILD_YOUNG allocations (what a build
+    makes mostly lives as long as it); a render worker forked from it, whose layouts make cycles,
+    collects as Python does."""
+    import gc
+    from generator.commands import cli, start
+    from generator.render.workers import PYTHON_DEFAULT, worker_pool
+    seen = []
+
+    def command():
+        seen.append(gc.get_threshold()[0])
+        with worker_pool(1) as pool:
+            seen.extend(pool.map(_threshold, range(1)))
+    before = gc.get_threshold()
+    monkeypatch.setattr(cli, "main", command)
+    try:
+        start.main()
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [start.BUILD_YOUNG, PYTHON_DEFAULT[0]]

@@ -208,6 +208,8 @@ def test_a_changed_rules_constant_changes_the_printed_text(tmp_path):
     (3, "先到 {{ derived.nothing_here }} 文", "expression error: "),
     (3, "{{ figure('card', 'goods/no-such-card') }}", "expression error: figure: no card 'goods/no-such-card'"),
     (3, "{% for x in packs %}", "template error: "),
+    (3, "{{ '得分 {value}' | rich }}", "expression error: {value} is a card's field: write `| rich(card)` with the card "
+                                     "the text is from, to print its value"),
     (3, "a NUL \x00 in the text", "a NUL byte (U+0000) in the text (hint: delete it: a text file holds none"),
     (3, "an escape \x1b[2J code", "an escape character (U+001B) in the text (hint: delete it"),
 ])
@@ -254,6 +256,20 @@ def test_the_scaffold_has_a_rulebook_that_builds(tmp_path):
     assert "先到 30 分" in text and "洗匀 10 张行动牌" in text and "洗匀 14 张行动牌" in text
     three = _text(project / "build/river-crossing/river-crossing-3p-a4.pdf", 2, 3)
     assert "洗匀 14 张行动牌" in three and "洗匀 10 张行动牌" not in three
+
+
+def test_a_card_text_the_rulebook_quotes_has_its_placeholders_filled_from_its_card(tmp_path):
+    """The scaffold's rulebook quotes its first card's effect with `| rich(card)`: a {value} in it
+    prints that card's value, as the card's face does (not the placeholder as written)."""
+    project = tmp_path / "fresh"
+    assert pnp(project, "new", "river-crossing", "--lang", "zh-Hans").exit_code == 0
+    cards = project / "cards/river-crossing/cards.yaml"
+    cards.write_text(cards.read_text(encoding="utf-8").replace('effect: "**抽牌** 1 张。"', 'effect: "前进 {value} 格。"'),
+                     encoding="utf-8")
+    result = pnp(project, "build", "river-crossing", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    text = _text(project / "build/river-crossing/river-crossing-rules-a4.pdf")
+    assert "照做：前进 1 格。" in text and "{value}" not in text
 
 
 def _figures_drawn(pdf: pikepdf.Pdf) -> bytes:

@@ -101,3 +101,46 @@ def test_when_the_pack_looked_at_is_all_the_watch_builds_the_edition_is_made_onc
     said.clear()
     watcher.rebuild([GAME])
     assert said == ["inputs: up to date"]
+
+
+def test_a_save_while_the_first_build_runs_is_built_once_the_watch_starts(tmp_path, monkeypatch):
+    """The watches are in place only after the watch's first build: a file saved while that build ran
+    is seen when they are, and built then (it was lost: the files stayed as before the save)."""
+    import threading
+    project = Project.at(make(tmp_path / "project"))
+    isolate_fonts(project)
+    said: list[str] = []
+    stop = threading.Event()
+
+    def say(line: str) -> None:
+        said.append(line)
+        if line.startswith("inputs: the rest rebuilt"):
+            stop.set()
+    watcher = Watcher(project, [GAME], None, ["a4"], PrintOptions(), 1, say=say)
+    real = kit.build_game
+    people = project.root / "cards/inputs/people.yaml"
+
+    def saved_meanwhile(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if not people.read_text().count("Smyth"):           # the designer saves as the first build ends
+            people.write_text(people.read_text().replace("name: Smith", "name: Smyth"))
+        return result
+    monkeypatch.setattr("generator.commands.watch.build_game", saved_meanwhile)
+    timer = threading.Timer(60, stop.set)
+    timer.start()
+    try:
+        watcher.run(stop_event=stop)
+    finally:
+        timer.cancel()
+    assert said[2].startswith("watching ") and said[3] == "inputs: changed; rebuilding the 2p a4 pack first, then the rest", said
+    assert " — 1 face re-rendered: people/smith (face)" in said[-1], said
+    assert "Smyth" in _text_of(project.build / GAME / "inputs-2p-a4.pdf")
+
+
+def _text_of(pdf) -> str:
+    import pypdfium2
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        return "".join(page.get_textpage().get_text_range() for page in document)
+    finally:
+        document.close()

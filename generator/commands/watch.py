@@ -88,6 +88,7 @@ class Watcher:
         self.reload = settings
         self.looked: dict = {}      # game -> the pack the designer built last before the watch began
         self._selected: dict = {}   # (game, its game.yaml's hash) -> the packs the watch builds
+        self._built_from: dict = {}  # game -> the inputs (stamp.inputs_hash) its last rebuild started from
         self.use(options)
 
     def use(self, options: PrintOptions) -> None:
@@ -177,7 +178,7 @@ class Watcher:
         """Rebuild these games; on a change, first what the designer looks at (look_first)."""
         for game_id in games:
             started = time.perf_counter()
-            inputs = stamp.inputs_hash(self.project.root, game_id, self.settings)
+            inputs = self._built_from[game_id] = stamp.inputs_hash(self.project.root, game_id, self.settings)
             if stamp.up_to_date(self.project.root, game_id, inputs) is not None:
                 self.say(f"{game_id}: up to date")
                 continue
@@ -247,6 +248,9 @@ class Watcher:
             if not announced:
                 self.say(f"watching {', '.join(WATCHED)} for {', '.join(self.games)} (Ctrl-C stops)")
                 announced = True
+                late = self._changed_since_built()   # saved while the first build ran, before the watches were in place
+                if late:
+                    self.rebuild(late)
             if not changes:
                 continue
             paths = {Path(p) for _, p in changes}
@@ -257,6 +261,10 @@ class Watcher:
             touched = games_touched(self.project, self.games, paths)
             if touched:
                 self.rebuild(touched)
+
+    def _changed_since_built(self) -> list[str]:
+        """The games whose inputs are no longer those their last rebuild started from."""
+        return [g for g in self.games if self._built_from.get(g) != stamp.inputs_hash(self.project.root, g, self.settings)]
 
 
 def _Filter(project: Project):

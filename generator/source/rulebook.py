@@ -25,7 +25,7 @@ from markupsafe import escape
 from generator.errors import PnpError, Problem
 from generator.source.files import read_regular, text_of
 from generator.source.game import Game
-from generator.source.markup import to_html
+from generator.source.markup import PLACEHOLDER, fill_placeholders, to_html
 from generator.source.schema import RULEBOOK_PAGES, size_mm
 
 HTML_TAG = re.compile(r"(<[^>]+>)")
@@ -125,8 +125,8 @@ class Rulebook:
         self.source = read_text(path, display)
         self.env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True,
                                                  keep_trailing_newline=True)
-        self._rich: Callable[[str], str] = str
-        self.env.filters["rich"] = lambda text: self._rich(text)    # the current render's (tokens are per text)
+        self._rich: Callable[..., str] = str
+        self.env.filters["rich"] = lambda text, card=None: self._rich(text, card)   # the current render's (tokens are per text)
         try:
             code = self.env.compile(keep_line_ends(self.source), name=display, filename=display)
         except TemplateSyntaxError as exc:
@@ -157,8 +157,16 @@ class Rulebook:
             self.assets.checked_icon(str(emoji))
             return token(f'<img class="emoji" src="{self.assets.icon_url(str(emoji))}" alt="{escape(emoji)}">')
 
-        def rich(text):
-            return token(to_html(str(text), self.assets, self.game.spec.keywords, rich=True))
+        def rich(text, card=None):
+            """Card markup; `card` (one of `decks`' cards) fills the text's {placeholders} from its fields,
+            as its face does. One left unfilled would print as written: an error."""
+            text = str(text)
+            if card is not None:
+                text = fill_placeholders(text, dict(card))
+            elif (left := PLACEHOLDER.search(text)) is not None:
+                raise ValueError(f"{left.group(0)} is a card's field: write `| rich(card)` with the card "
+                                 f"the text is from, to print its {left.group(1)}")
+            return token(to_html(text, self.assets, self.game.spec.keywords, rich=True))
 
         def figure(kind, ref, caption=""):
             self._check_figure(str(kind), str(ref))

@@ -246,11 +246,12 @@ class Watcher:
                              step=30,
                              rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):
             if not announced:
+                # saved while the first build ran, before the watches were in place (pnp.toml too)
+                late = self._changed_since_built()
+                if late and self.reread_settings():
+                    self.rebuild(late)
                 self.say(f"watching {', '.join(WATCHED)} for {', '.join(self.games)} (Ctrl-C stops)")
                 announced = True
-                late = self._changed_since_built()   # saved while the first build ran, before the watches were in place
-                if late:
-                    self.rebuild(late)
             if not changes:
                 continue
             paths = {Path(p) for _, p in changes}

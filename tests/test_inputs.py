@@ -334,3 +334,21 @@ def test_list_takes_a_game(tmp_path):
         "  pack  2p: people 6, goods 3"]
     missing = pnp(project, "list", "nope")
     assert missing.exit_code == 1 and missing.output.strip() == "cards/nope: no game 'nope' (games: inputs)"
+
+
+@pytest.mark.parametrize("name, old, new, message", [
+    ("people.yaml", "  face: inputs/person.html", "  fcae: inputs/person.html",
+     "cards/inputs/people.yaml:4: deck.fcae: unknown key — did you mean 'face'?"),
+    ("game.yaml", "title: Inputs", "tilte: Inputs", "cards/inputs/game.yaml:2: tilte: unknown key — did you mean 'title'?"),
+    ("game.yaml", "  bleed: 3\n", "  bled: 3\n", "cards/inputs/game.yaml:7: card.bled: unknown key — did you mean 'bleed'?"),
+    ("game.yaml", "      goods: {count: 3}", "      goods: {cuont: 3}",
+     "cards/inputs/game.yaml:15: packs.0.decks.goods.cuont: unknown key — did you mean 'count'?"),
+])
+def test_a_misspelled_key_is_one_line_naming_the_key_meant(tmp_path, name, old, new, message):
+    """A required key misspelled was two lines (the unknown key, and the key it meant as missing); an
+    optional one, in a mapping of any depth, named no key."""
+    project = make(tmp_path / "p")
+    path = project / "cards/inputs" / name
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    result = pnp(project, "validate", GAME)
+    assert result.exit_code == 1 and result.output.splitlines() == [message], result.output

@@ -48,7 +48,7 @@ class Assets:
         try:
             spec = FontsFile.model_validate(data)
         except ValidationError as exc:
-            raise PnpError(validation_problems(exc, data, project.display(listing))) from None
+            raise PnpError(validation_problems(exc, data, project.display(listing), FontsFile)) from None
         self.fonts = [Font(f.family, f.weight, project.fonts / f.file, f.licence) for f in spec.fonts]
         fonts_root = project.fonts.resolve()
         for index, font in enumerate(self.fonts):

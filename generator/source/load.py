@@ -60,7 +60,7 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            problems.extend(validation_problems(exc, data, display))
+            problems.extend(validation_problems(exc, data, display, model))
             return None
 
     spec = parse("game.yaml", GameSpec)
@@ -211,7 +211,7 @@ def _edition(project: Project, game: Game, lang: str) -> Game:
     try:
         catalogue = CatalogueFile.model_validate(raw)
     except ValidationError as exc:
-        raise PnpError(validation_problems(exc, raw, display)) from None
+        raise PnpError(validation_problems(exc, raw, display, CatalogueFile)) from None
     if catalogue.language != lang:
         raise PnpError(Problem(display, raw.line_of("language"),
                                f"language: '{catalogue.language}' in the file for {lang}"))

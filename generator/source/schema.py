@@ -8,11 +8,13 @@ the file and line of the offending key.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Union
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from generator.errors import Problem
+from generator.source.words import closest
 from generator.source.yamlsrc import line_at
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64,
@@ -512,21 +514,83 @@ class FontsFile(Strict):
 ELEMENT_TYPES = {"rect", "line", "text", "icon", "track", "stations", "table", "ring", "cells", "pattern", "repeat"}
 
 
-def validation_problems(exc: ValidationError, data: Any, display: str) -> list[Problem]:
+def validation_problems(exc: ValidationError, data: Any, display: str, model: type | None = None) -> list[Problem]:
+    """Each error at its file and line; `model` (the one validated) names the key an unknown one is
+    likely meant for."""
     problems, located = [], set()
-    errors = exc.errors()
-    for err in errors:
+    errors = [(err, _place(err["loc"])) for err in exc.errors()]
+    meant = _misspelled(errors, model)
+    for err, loc in errors:
         raw = err["loc"]
-        if _wrong_branch(err, errors):
+        if _wrong_branch(err, [e for e, _ in errors]) or loc in meant.values():
             continue
-        loc = tuple(step for i, step in enumerate(raw) if not _is_union_tag(step)
-                    and not (step in ELEMENT_TYPES and i > 0 and isinstance(raw[i - 1], int)))
         if _is_union_branch(raw) and loc in located:
             continue            # the other branches of a union at a place already reported
         located.add(loc)
         file, line = line_at(data, loc)
-        problems.append(Problem(file or display, line, _describe(err, loc)))
+        hint = f" — did you mean '{meant[loc][-1]}'?" if loc in meant and err["type"] == "extra_forbidden" else ""
+        problems.append(Problem(file or display, line, _describe(err, loc) + hint))
     return _dedupe(problems)
+
+
+def _place(raw: tuple) -> tuple:
+    """An error's place in the file: its location without pydantic's union branches and element tags."""
+    return tuple(step for i, step in enumerate(raw) if not _is_union_tag(step)
+                 and not (step in ELEMENT_TYPES and i > 0 and isinstance(raw[i - 1], int)))
+
+
+def _misspelled(errors: list[tuple[dict, tuple]], model: type | None) -> dict[tuple, tuple]:
+    """An unknown key's place -> the place of the key it is likely meant for: a required key that is
+    missing beside it (a misspelled required key is two errors: one line says both), else one the
+    mapping accepts, when the name is close."""
+    missing = {loc for err, loc in errors if err["type"] == "missing" and loc and isinstance(loc[-1], str)}
+    meant = {}
+    for err, loc in errors:
+        if err["type"] == "extra_forbidden" and loc and isinstance(loc[-1], str):
+            near = closest(loc[-1], [m[-1] for m in missing if m[:-1] == loc[:-1]])
+            if near is not None:
+                missing.discard(loc[:-1] + (near,))
+            else:
+                near = closest(loc[-1], _keys_at(model, err["loc"][:-1]))
+            if near is not None:
+                meant[loc] = loc[:-1] + (near,)
+    return meant
+
+
+def _keys_at(model: type | None, raw: tuple) -> list[str]:
+    """The keys `model` accepts in the mapping at `raw` (an error's location, pydantic's union
+    branches named in it), or none when the way there is not through models."""
+    kind = model
+    for step in raw:
+        kind = _inside(kind, step)
+    kind = _unwrapped(kind)
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return [field.alias or name for name, field in kind.model_fields.items()]
+    return []
+
+
+def _inside(kind, step):
+    """What is at `step` of a value of type `kind` (None: not known)."""
+    kind = _unwrapped(kind)
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        field = next((f for n, f in kind.model_fields.items() if step in (n, f.alias)), None)
+        return field.annotation if field is not None else (kind if _is_union_tag(step) else None)
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (Union, types.UnionType):        # the branch pydantic names by its tag or class
+        return next((a for a in map(_unwrapped, args) if step == getattr(a, "__name__", None)
+                     or step in get_args(getattr(a, "model_fields", {}).get("type", Field()).annotation)), None)
+    if origin in (list, tuple) and isinstance(step, int) or origin is dict:
+        return args[-1] if args else None
+    return None
+
+
+def _unwrapped(kind):
+    """A type without Annotated's metadata and without an optional's None."""
+    while get_origin(kind) is Annotated or (get_origin(kind) in (Union, types.UnionType)
+                                            and type(None) in get_args(kind) and len(get_args(kind)) == 2):
+        kind = get_args(kind)[0] if get_origin(kind) is Annotated else \
+            next(a for a in get_args(kind) if a is not type(None))
+    return kind
 
 
 def _wrong_branch(err: dict, errors: list[dict]) -> bool:

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -19,7 +20,7 @@ from generator.commands.cli import main
 from generator.source.assets import Assets
 from generator.source.project import Project
 from generator.source.words import count
-from tests.conftest import make_project, pnp
+from tests.conftest import ROOT, make_project, pnp
 from tests.pdfcheck import page_text
 
 
@@ -60,6 +61,8 @@ def test_new_outside_a_project_makes_one_folder_with_everything(tmp_path):
     made = sorted(p.name for p in (empty / "river").iterdir())
     assert made == [".gitignore", "cards", "fonts", "icons", "pnp", "schemas", "templates"]
     assert "Next: cd river, then ./pnp validate river" in result.output
+    guide = result.output.rstrip().rsplit("the format is in ", 1)[1]      # pnp's own: the project has no docs/
+    assert guide == str(ROOT / "docs/authoring.md") and Path(guide).is_file(), result.output
     assert (empty / "river/.gitignore").read_text() == "build/\n"
     run = subprocess.run([str(empty / "river/pnp"), "validate", "river"], cwd=empty / "river/cards",
                          capture_output=True, text=True)

@@ -773,14 +773,24 @@ def new_game(ctx, game, title, lang, empty, project_dir):
         for name in written:
             click.echo(f"  wrote {game}/{name}")
         click.echo(f"{game}/: a new project with the game {game}. Next: cd {game}, then ./pnp validate {game} "
-                   f"and ./pnp build {game} --players 2; the format is in docs/authoring.md")
+                   f"and ./pnp build {game} --players 2; the format is in {_authoring_guide(root)}")
         return
     (root / "cards").mkdir(parents=True, exist_ok=True)
     written = make(root, game, title, lang, empty)
     for name in written:
         click.echo(f"  wrote {name}")
     click.echo(f"{game}: ready. Next: ./pnp validate {game}, then ./pnp build {game} --players 2; "
-               "the format is in docs/authoring.md")
+               f"the format is in {_authoring_guide(root)}")
+
+
+def _authoring_guide(project_root) -> str:
+    """Where the guide to a game's files is, said from the project: pnp's own docs/authoring.md (a
+    project made outside pnp's folder has no docs/ of its own)."""
+    from pathlib import Path
+    guide = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
+    if not guide.is_file():
+        return "docs/authoring.md in pnp's repository"
+    return str(guide.relative_to(project_root)) if guide.is_relative_to(project_root) else str(guide)
 
 
 @main.group(cls=Commands)

@@ -6,6 +6,7 @@ every mistake (the MkDocs habit), each as `file:line: message`.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
 import traceback
@@ -41,8 +42,14 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
     problems: list[Problem] = []
     files: dict[str, Any] = {}
 
-    def parse(name: str, model):
+    def parse(name: str, model, named_by: str | None = None):
+        """`named_by`: the game.yaml key that names the file, where a file that is not there is said."""
         display = project.display(folder / name)
+        if named_by and not os.path.lexists(folder / name):
+            game_yaml = files[project.display(folder / "game.yaml")]
+            problems.append(Problem(project.display(folder / "game.yaml"), game_yaml.line_of(named_by),
+                                    f"{named_by}: there is no {name} in {project.display(folder)}/"))
+            return None
         if is_sheet(name) or Path(name).suffix.lower() not in (".yaml", ".yml"):
             problems.append(Problem(display, None, f"a {model.__name__.removesuffix('File').lower()} file is YAML "
                                     f"(.yaml); a spreadsheet of cards is named in one: `cards: {name}`"
@@ -75,7 +82,7 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
                                 f"id '{spec.id}' differs from the folder name '{game_id}'"))
     decks: dict[str, Deck] = {}
     for name in spec.decks:
-        deck_file = parse(name, DeckFile)
+        deck_file = parse(name, DeckFile, "decks")
         if deck_file is None:
             continue
         display = project.display(folder / name)
@@ -88,7 +95,7 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
         decks[deck_file.deck.id] = Deck(deck_file.deck, cards, display)
     tables = {}
     for name in spec.tables:
-        table_file = parse(name, TableFile)
+        table_file = parse(name, TableFile, "tables")
         if table_file is None:
             continue
         display = project.display(folder / name)
@@ -97,14 +104,14 @@ def load_game(project: Project, game_id: str, lang: str | None = None, rules: bo
                                                   display, problems, "row")
     pieces = {}
     if spec.pieces:
-        pieces_file = parse(spec.pieces, PiecesFile)
+        pieces_file = parse(spec.pieces, PiecesFile, "pieces")
         listed = pieces_file.pieces if pieces_file else []
         _unique_ids(listed, "pieces", "piece", files.get(project.display(folder / spec.pieces)), problems)
         for piece in listed:
             pieces.setdefault(piece.id, piece)
     claims = []
     if spec.claims:
-        claims_file = parse(spec.claims, ClaimsFile)
+        claims_file = parse(spec.claims, ClaimsFile, "claims")
         claims = claims_file.claims if claims_file else []
         _unique_ids(claims, "claims", "claim", files.get(project.display(folder / spec.claims)), problems)
     data = {}

@@ -522,8 +522,8 @@ def validation_problems(exc: ValidationError, data: Any, display: str, model: ty
     meant = _misspelled(errors, model)
     for err, loc in errors:
         raw = err["loc"]
-        if _wrong_branch(err, [e for e, _ in errors]) or loc in meant.values():
-            continue
+        if _wrong_branch(err, [e for e, _ in errors]) or err["type"] == "missing" and loc in meant.values():
+            continue            # (a required key missing that an unknown one beside it is meant for: said there)
         if _is_union_branch(raw) and loc in located:
             continue            # the other branches of a union at a place already reported
         located.add(loc)

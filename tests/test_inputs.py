@@ -226,7 +226,7 @@ def test_the_stamp_takes_the_hash_of_what_the_build_wrote(tmp_path, monkeypatch)
     result = pnp(project, *args)
     assert result.exit_code == 0 and "rendered 1 face" in result.output, result.output
     assert read.count(Path(PACK).name) == 1             # the last pack, built on; not the new one
-    outputs = json.loads((project / "build/inputs" / stamp.STAMP).read_text())["outputs"]
+    outputs = json.loads((project / "build/inputs" / stamp.STAMP).read_text())["builds"][0]["outputs"]
     assert PACK in outputs and PACK.replace(".pdf", ".json") in outputs
     for name, (_, _, sha) in outputs.items():
         assert hashlib.sha256(real_read(project / name)).hexdigest() == sha, name
@@ -352,3 +352,21 @@ def test_a_misspelled_key_is_one_line_naming_the_key_meant(tmp_path, name, old, 
     path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
     result = pnp(project, "validate", GAME)
     assert result.exit_code == 1 and result.output.splitlines() == [message], result.output
+
+
+def test_each_selection_built_stays_up_to_date_while_another_is_built_between(tmp_path):
+    """`pnp build G` and `pnp build G --players 2 --paper a4` in turn (a playtest pack, then the kit): each
+    is up to date after the other wrote the files they share with the same bytes; an edit between
+    builds both again (each stamp remembers its selection's last build, not only the last build's)."""
+    project = make(tmp_path / "p")
+    whole, one = ("build", GAME), ("build", GAME, "--players", "2", "--paper", "a4")
+    assert pnp(project, *whole).exit_code == 0
+    assert "wrote build/inputs/inputs-2p-a4.pdf" in pnp(project, *one).output
+    for args in (whole, one, whole, one):
+        result = pnp(project, *args)
+        assert result.exit_code == 0 and result.output.startswith(f"{GAME}: up to date ("), (args, result.output)
+    people = project / "cards/inputs/people.yaml"
+    people.write_text(people.read_text(encoding="utf-8").replace("name: Smith", "name: Smyth"), encoding="utf-8")
+    assert "rendered 1 face" in pnp(project, *one).output
+    assert "up to date" not in pnp(project, *whole).output
+    assert pnp(project, *one).output.startswith(f"{GAME}: up to date (")

@@ -258,13 +258,11 @@ DAMAGE = {
     "edition stamp a folder": _file("build/inputs/.edition-en.json", harm.folder),
     "edition stamp a symlink to the game stamp": _file("build/inputs/.edition-en.json",
                                                        lambda path: harm.symlink_to(path, path.with_name(".stamp.json"))),
-    "stamps naming no outputs": lambda p: [
-        path.write_text(json.dumps({**json.loads(path.read_text()), "outputs": {}}))
-        for path in _stamps(p)],
+    "stamps naming no outputs": lambda p: [_each_build(path, lambda b: {**b, "outputs": {}}) for path in _stamps(p)],
     "stamps with a read file's hash wrong": lambda p: [
-        path.write_text(json.dumps({**json.loads(path.read_text()),
-                                    "read": {n: "0" * 64 for n in json.loads(path.read_text())["read"]}}))
-        for path in _stamps(p)],
+        _each_build(path, lambda b: {**b, "read": {n: "0" * 64 for n in b["read"]}}) for path in _stamps(p)],
+    "stamps' builds of the wrong shape": lambda p: [
+        _each_build(path, lambda b: {**b, "outputs": [1], "read": []}) for path in _stamps(p)],
     "faces record garbled": _file("build/inputs/.faces.json", harm.garble),
     "faces record a folder": _file("build/inputs/.faces.json", harm.folder),
     "written record garbled": _file("build/inputs/.written.json", harm.garble),
@@ -307,6 +305,13 @@ DAMAGE.update({
     "a letter build in between": _settings_between("--paper", "letter"),
     "an edit with its size and time kept, undone the same way": _same_size_same_time,
 })
+
+
+def _each_build(path: Path, change) -> None:
+    """Each build a stamp remembers, changed."""
+    builds = json.loads(path.read_text())["builds"]
+    assert builds
+    path.write_text(json.dumps({"builds": [change(b) for b in builds]}))
 
 
 def _force(p: Path) -> None:

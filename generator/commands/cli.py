@@ -467,7 +467,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
     for game_id in games:
         inputs, current = _up_to_date(project, game_id, counts, paper, options, lang)
         if current is not None:
-            for warning in stamp.warnings(project.root, game_id):     # what the build said still holds
+            for warning in stamp.warnings(project.root, game_id, inputs):     # what the build said still holds
                 click.echo(warning)
             click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
             continue

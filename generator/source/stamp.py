@@ -183,14 +183,11 @@ def _relative(root: Path, name: str) -> str:
 
 
 def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list[str] | None:
-    """The files of the last build when it was made from exactly these inputs (an
-    inputs_hash) and none of them has changed since; None when the game must be built."""
-    path = root / "build" / game_id / name
-    try:
-        stamp = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(stamp, dict) or stamp.get("inputs") != inputs:
+    """The files of the last build made from exactly these inputs (an inputs_hash: the settings
+    are in it, so `--players 3 --paper a4` and the whole kit each have their own) when none of them
+    has changed since; None when the game must be built."""
+    stamp = _entry(root / "build" / game_id / name, inputs)
+    if stamp is None:
         return None
     outputs, read = stamp.get("outputs"), stamp.get("read", {})
     if not outputs or not isinstance(outputs, dict) or not isinstance(read, dict):
@@ -206,22 +203,36 @@ def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list
 
 def outside_reads(root: Path, game_id: str) -> list[Path]:
     """The files outside the project's folders the last build read (for `pnp watch`)."""
-    read = _field(root / "build" / game_id / STAMP, "read")
+    read = (_entry(root / "build" / game_id / STAMP) or {}).get("read")
     return [root / name for name in read] if isinstance(read, dict) else []
 
 
-def warnings(root: Path, game_id: str, name: str = STAMP) -> list[str]:
-    """The warnings the last build gave (see record)."""
-    said = _field(root / "build" / game_id / name, "warnings")
+def warnings(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list[str]:
+    """The warnings the last build made from `inputs` gave (see record)."""
+    said = (_entry(root / "build" / game_id / name, inputs) or {}).get("warnings")
     return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
 
 
-def _field(path: Path, key: str):
-    """One field of a stamp; None if the stamp cannot be read or is not a record."""
+KEPT = 4        # builds a stamp remembers, each by its inputs: as many selections said "up to date"
+
+
+def _entries(path: Path) -> list[dict]:
+    """A stamp's builds, the last first; none if it cannot be read or is not a record."""
     try:
-        return json.loads(path.read_text()).get(key)
+        builds = json.loads(path.read_text()).get("builds")
     except (OSError, ValueError, AttributeError):
-        return None
+        return []
+    return [b for b in builds if isinstance(b, dict)] if isinstance(builds, list) else []
+
+
+def _entry(path: Path, inputs: str | None = None) -> dict | None:
+    """The stamp's build made from `inputs` (None: its last build)."""
+    return next((b for b in _entries(path) if inputs is None or b.get("inputs") == inputs), None)
+
+
+def _field(path: Path, key: str):
+    """One field of a stamp's last build; None if there is none."""
+    return (_entry(path) or {}).get(key)
 
 
 def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict[str, str] | None = None,
@@ -235,6 +246,18 @@ def record(root: Path, game_id: str, written: list[str], inputs: str, read: dict
     outputs = {name: _signature(root / name) + [_output_sha(root / name)] for name in names if _signature(root / name)}
     data = {"inputs": inputs, "read": _outside(root, game_id, read or {}), "outputs": outputs,
             "warnings": list(warnings), **({"made_from": made_from} if made_from else {})}
-    make_room(root / "build" / game_id / name)     # a stamp is only a record: a folder in its place goes
-    write_atomic(root / "build" / game_id / name, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(),
-                 durable=False)
+    path = root / "build" / game_id / name
+    builds = [data] + [_rewritten(b, outputs) for b in _entries(path) if b.get("inputs") != inputs][:KEPT - 1]
+    make_room(path)     # a stamp is only a record: a folder in its place goes
+    write_atomic(path, (json.dumps({"builds": builds}, indent=1, sort_keys=True) + "\n").encode(), durable=False)
+
+
+def _rewritten(build: dict, outputs: dict) -> dict:
+    """An earlier build's record after this build wrote some of its files again: a file written with
+    the bytes it recorded is still its (its size and time are the new ones); any other is not."""
+    theirs = build.get("outputs")
+    if not isinstance(theirs, dict):
+        return build
+    now = {name: (outputs[name] if name in outputs and isinstance(recorded, list) and recorded[-1:] == outputs[name][-1:]
+                  else recorded) for name, recorded in theirs.items()}
+    return {**build, "outputs": now}

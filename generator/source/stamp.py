@@ -6,7 +6,9 @@ versions of the libraries that draw) together with the settings asked for; the h
 other file the build read (reads.py: a data file reached by ../, a spreadsheet or a picture
 elsewhere), and the size, modification time and hash of every file written. The next
 `pnp build` with the same hashes and untouched outputs says "up to date" and stops, before
-loading any heavy library; one changed byte anywhere, in an input or an output, rebuilds.
+loading any heavy library; one changed byte anywhere, in an input or an output, rebuilds. A stamp
+keeps the last KEPT builds, each by its inputs (whose settings differ: the whole kit, one pack for
+a playtest), so building one and then another leaves the first up to date.
 
 An edition of a game (one language) has a stamp of its own, build/<game>/.edition-<lang>.json,
 taken after its game loaded: a hash of the edition as data (what its cards, pieces, tables,

@@ -13,6 +13,10 @@ def page_text(path, number: int) -> str:
     return PdfReader(str(path)).pages[number - 1].extract_text()
 
 
+def document_text(path) -> str:
+    return "".join(page.extract_text() for page in PdfReader(str(path)).pages)
+
+
 def card_pages(pdf, manifest, roles=("cards-front", "cards-back", "cards")):
     """(manifest page entry, placements read from the PDF) for card sheets."""
     for entry in manifest["pages"]:

@@ -10,6 +10,7 @@ from generator.sheets.kit import JustWritten, build_game
 from generator.source.assets import Assets
 from generator.source.options import PrintOptions
 from generator.source.project import Project, isolate_fonts
+from tests.pdfcheck import document_text
 from tests.test_inputs import make
 from tests.test_written import THREE
 
@@ -135,13 +136,5 @@ def test_a_save_while_the_first_build_runs_is_built_once_the_watch_starts(tmp_pa
         timer.cancel()
     assert said[2] == "inputs: changed; rebuilding the 2p a4 pack first, then the rest", said
     assert " — 1 face re-rendered: people/smith (face)" in said[4] and said[5].startswith("watching "), said
-    assert "Smyth" in _text_of(project.build / GAME / "inputs-2p-a4.pdf")
+    assert "Smyth" in document_text(project.build / GAME / "inputs-2p-a4.pdf")
 
-
-def _text_of(pdf) -> str:
-    import pypdfium2
-    document = pypdfium2.PdfDocument(pdf)
-    try:
-        return "".join(page.get_textpage().get_text_range() for page in document)
-    finally:
-        document.close()

@@ -25,7 +25,7 @@ from markupsafe import escape
 from generator.errors import PnpError, Problem
 from generator.source.files import read_regular, text_of
 from generator.source.game import Game
-from generator.source.markup import PLACEHOLDER, fill_placeholders, to_html
+from generator.source.markup import PLACEHOLDER, to_html
 from generator.source.schema import RULEBOOK_PAGES, size_mm
 
 HTML_TAG = re.compile(r"(<[^>]+>)")
@@ -161,12 +161,11 @@ class Rulebook:
             """Card markup; `card` (one of `decks`' cards) fills the text's {placeholders} from its fields,
             as its face does. One left unfilled would print as written: an error."""
             text = str(text)
-            if card is not None:
-                text = fill_placeholders(text, dict(card))
-            elif (left := PLACEHOLDER.search(text)) is not None:
+            if card is None and (left := PLACEHOLDER.search(text)) is not None:
                 raise ValueError(f"{left.group(0)} is a card's field: write `| rich(card)` with the card "
                                  f"the text is from, to print its {left.group(1)}")
-            return token(to_html(text, self.assets, self.game.spec.keywords, rich=True))
+            return token(to_html(text, self.assets, self.game.spec.keywords, rich=True,
+                                 fields=dict(card) if card is not None else None))
 
         def figure(kind, ref, caption=""):
             self._check_figure(str(kind), str(ref))

@@ -518,11 +518,12 @@ def validation_problems(exc: ValidationError, data: Any, display: str, model: ty
     """Each error at its file and line; `model` (the one validated) names the key an unknown one is
     likely meant for."""
     problems, located = [], set()
-    errors = [(err, _place(err["loc"])) for err in exc.errors()]
+    plain = exc.errors()
+    errors = [(err, _place(err["loc"])) for err in plain]
     meant = _misspelled(errors, model)
     for err, loc in errors:
         raw = err["loc"]
-        if _wrong_branch(err, [e for e, _ in errors]) or err["type"] == "missing" and loc in meant.values():
+        if _wrong_branch(err, plain) or err["type"] == "missing" and loc in meant.values():
             continue            # (a required key missing that an unknown one beside it is meant for: said there)
         if _is_union_branch(raw) and loc in located:
             continue            # the other branches of a union at a place already reported

@@ -205,7 +205,7 @@ def up_to_date(root: Path, game_id: str, inputs: str, name: str = STAMP) -> list
 
 def outside_reads(root: Path, game_id: str) -> list[Path]:
     """The files outside the project's folders the last build read (for `pnp watch`)."""
-    read = (_entry(root / "build" / game_id / STAMP) or {}).get("read")
+    read = _field(root / "build" / game_id / STAMP, "read")
     return [root / name for name in read] if isinstance(read, dict) else []
 
 

@@ -587,8 +587,8 @@ def test_a_shipped_cards_chinese_text_edited_makes_validate_name_its_english_ent
     result = pnp(project, "validate", "seven-nights", "--lang", "en", "--verbose")
     assert result.exit_code == 0, result.output
     catalogue = (project / "cards/seven-nights/i18n/en.yaml").read_text(encoding="utf-8").splitlines()
-    line = catalogue.index("  cards.guards.archer.name: " + yaml.safe_load(
-        "\n".join(catalogue[catalogue.index("sources:"):]))["sources"]["cards.guards.archer.name"]) + 1
+    archer = catalogue.index("    archer:", catalogue.index("  guards:", catalogue.index("cards:")))
+    line = next(i for i in range(archer, len(catalogue)) if catalogue[i].startswith("      name: ")) + 1   # the entry
     assert [n for n in lines(result) if "note:" in n] == [
         f"cards/seven-nights/i18n/en.yaml:{line}: note: review cards.guards.archer.name: its source text changed "
         "since it was translated (run ./pnp translate seven-nights --lang en to list it under review:)"]

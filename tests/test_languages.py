@@ -182,8 +182,8 @@ def test_an_overflowing_translation_fails_naming_card_and_language(tmp_path):
     _edit(project, CATALOGUE, '"**Call out**: turn over 1 more card."', f'"**Call out**: {long}"')
     result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
     assert result.exit_code == 1
-    assert result.output.strip().splitlines() == [
-        f"cards/{GAME}/goods.yaml:15: goods/lantern (face): the en text does not fit its box in "
+    assert result.output.strip().splitlines() == [     # at the catalogue's entry: the text to shorten is there
+        f"{CATALOGUE}:11: goods/lantern (face): the en text does not fit its box in "
         f"{GAME}/goods.html even at 76 % size (hint: shorten the text)"]
     assert not list((project / "build" / GAME).glob("*.pdf"))          # nothing half-written
 

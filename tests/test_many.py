@@ -66,7 +66,7 @@ def test_all_builds_the_good_games_and_reports_the_failed_one(catalogue):
     assert len(failed) == 1
     last = len((catalogue / "cards/broken/cards.yaml").read_text(encoding="utf-8").splitlines())   # the card added
     assert lines[failed[0] + 1] == f"cards/broken/cards.yaml:{last}: cards[5]: 'id' is missing"
-    built = [l for l in lines if re.fullmatch(r"\[[123]/3\] (alpha|gamma): built in [0-9.]+ s \(3 files\)", l)]
+    built = [l for l in lines if re.fullmatch(r"\[[123]/3\] (alpha|gamma): built in [0-9.]+ s \(3 PDFs\)", l)]
     assert len(built) == 2 and len(lines) == 5
     assert lines[-1] == "3 games: 2 built, 0 up to date, 1 failed (broken)"
     for game in ("alpha", "gamma"):
@@ -76,7 +76,7 @@ def test_all_builds_the_good_games_and_reports_the_failed_one(catalogue):
     again = pnp(catalogue, "build", "--paper", "a4")          # no game named: the same as --all
     assert again.exit_code == 1
     assert again.output.splitlines()[-1] == "3 games: 0 built, 2 up to date, 1 failed (broken)"
-    assert "[1/3] alpha: up to date" in again.output.splitlines()
+    assert "[1/3] alpha: up to date (3 PDFs)" in again.output.splitlines()
 
 
 def test_shards_of_the_cli_cover_the_catalogue_once(catalogue):

@@ -310,19 +310,19 @@ def test_an_unchanged_build_is_skipped_and_a_change_is_not(tmp_path, cephiro_bui
     args = ("build", "cephiro-pillar", "--players", "2", "--paper", "a4")
     assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     again = pnp(project, *args)
-    assert again.exit_code == 0 and "cephiro-pillar: up to date (4 files" in again.output    # the pack and the rulebook, + .json
+    assert again.exit_code == 0 and "cephiro-pillar: up to date (2 PDFs" in again.output    # the pack and the rulebook
     letter = ("build", "cephiro-pillar", "--players", "2", "--paper", "letter")
     assert "up to date" not in pnp(project, *letter).output
     # each selection's last build is remembered: the A4 files were not touched by the Letter build
-    assert "cephiro-pillar: up to date (4 files" in pnp(project, *args).output
-    assert "cephiro-pillar: up to date (4 files" in pnp(project, *letter).output
+    assert "cephiro-pillar: up to date (2 PDFs" in pnp(project, *args).output
+    assert "cephiro-pillar: up to date (2 PDFs" in pnp(project, *letter).output
     (project / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").unlink()     # an output went missing
     assert "wrote build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in pnp(project, *args).output
     card = project / "cards/cephiro-pillar/trials.yaml"
     card.write_text(card.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
     result = pnp(project, *args)            # a file changed, nothing the edition prints: loaded, not built
     assert "cephiro-pillar: up to date" not in result.output
-    assert "cephiro-pillar (zh-Hans): up to date (4 files; nothing this edition prints changed)" in result.output
+    assert "cephiro-pillar (zh-Hans): up to date (2 PDFs; nothing this edition prints changed)" in result.output
     card.write_text(card.read_text(encoding="utf-8").replace("# a comment", "# another comment"), encoding="utf-8")
     (project / "build/cephiro-pillar/cephiro-pillar-rules-a4-zh-Hans.pdf").write_bytes(b"edited")
     result = pnp(project, *args)            # and an output changed: built again, every face from the cache

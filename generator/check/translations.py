@@ -91,7 +91,7 @@ def review_notes(project: Project, game: Game) -> list[Problem]:
     for entry in entries(game.origin, template_strings(project, game), game.language):
         known = recorded.get(entry.name) if isinstance(recorded, dict) else None
         if known is not None and known != source_hash(entry.source) and entry.name not in listed:
-            notes.append(Problem(game.catalogue, line_at(raw, ("sources", entry.name))[1], f"review {entry.name}: "
+            notes.append(Problem(game.catalogue, line_at(raw, entry.key)[1], f"review {entry.name}: "   # the entry
                                  f"its source text changed since it was translated (run ./pnp translate "
                                  f"{game.id} --lang {game.language} to list it under review:)"))
     return [replace(n, note=True) for n in notes]

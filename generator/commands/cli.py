@@ -20,7 +20,7 @@ from generator.errors import PnpError, Problem
 from generator.geometry import DUPLEX_MODES, PAPERS
 from generator.source.options import SHEET_MODES
 from generator.source.project import Project, find_root, isolate_fonts
-from generator.source.words import count, suggest
+from generator.source.words import count, pdfs, suggest
 
 
 def _project_option(func):
@@ -469,7 +469,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
         if current is not None:
             for warning in stamp.warnings(project.root, game_id, inputs):     # what the build said still holds
                 click.echo(warning)
-            click.echo(f"{game_id}: up to date ({len(current)} files; nothing changed since the last build)")
+            click.echo(f"{game_id}: up to date ({pdfs(current)}; nothing changed since the last build)")
             continue
         from generator.sheets.kit import build_game     # the heavy libraries load only now
         assets = assets or _assets(project)
@@ -544,7 +544,7 @@ def _build_many(project, games: list[str], part, settings: dict, lang, args: lis
         if current is None:
             todo.append(game_id)
         else:
-            click.echo(f"[{done}/{len(games)}] {game_id}: up to date")
+            click.echo(f"[{done}/{len(games)}] {game_id}: up to date ({pdfs(current)})")
             outcome.current.append(game_id)
     build_games(project.root, todo, args, jobs, outcome, say=click.echo, warn=lambda line: click.echo(line, err=True),
                 done=len(games) - len(todo), total=len(games))

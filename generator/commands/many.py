@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from generator.source.words import count
+from generator.source.words import count, pdfs
 
 COST = ".cost.json"
 ENGINE_ROOT = Path(__file__).resolve().parent.parent.parent     # the folder holding generator/
@@ -143,8 +143,8 @@ def _next_finished(running: dict) -> str:
 def _report(root: Path, game: str, code: int, out: str, err: str, seconds: float, position: str,
             outcome: Outcome, say, warn) -> None:
     if code == 0:
-        files = sum(1 for line in out.splitlines() if line.startswith("wrote "))
-        say(f"{position} {game}: built in {seconds:.1f} s ({count(files, 'file')})")
+        files = [line.split()[1] for line in out.splitlines() if line.startswith("wrote ")]
+        say(f"{position} {game}: built in {seconds:.1f} s ({pdfs(files)})")
         record_cost(root / "build", game, seconds)
         outcome.built.append(game)
         return

@@ -67,6 +67,12 @@ class Face:
         return self.fragments[1.0]
 
     @property
+    def text_source(self) -> tuple[str, int | None]:
+        """Where the text this face prints is written: the card's catalogue entry in an edition
+        that translates it, else its source row."""
+        return self.card.text_at if self.card is not None and self.card.text_at else self.source
+
+    @property
     def page_size(self) -> tuple[float, float]:
         w, h = self.deck.trim
         return w + 2 * self.deck.bleed, h + 2 * self.deck.bleed
@@ -628,10 +634,10 @@ class CardRenderer:
                 pending = overflowing
             if pending:
                 edition = f"the {self.game.language} text" if len(self.game.languages) > 1 else "text"
-                raise PnpError([Problem(*f.source, f"{f.label}: {edition} does not fit its box in {f.template} even "
+                raise PnpError([Problem(*f.text_source, f"{f.label}: {edition} does not fit its box in {f.template} even "
                                         f"at {int(FIT_STEPS[-1] * 100)} % size", "shorten the text")
                                 for f in pending])
-            clipped = [Problem(*f.source, f"{f.label}: the text “{text}” is clipped by its box in {f.template} "
+            clipped = [Problem(*f.text_source, f"{f.label}: the text “{text}” is clipped by its box in {f.template} "
                                "(overflow: hidden)", "shorten the text, or make the box larger or a fit box")
                        for f in faces for text in clipped_text(documents[f.direct][1])[:1]]
             if clipped:

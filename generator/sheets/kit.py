@@ -30,7 +30,7 @@ from generator.render.cards import CardRenderer, Face
 from generator.check.validate import derive, validated
 from generator.source import reads, stamp
 from generator.source.context import plain
-from generator.source.words import count
+from generator.source.words import count, pdfs
 
 FACES_RECORD = ".faces.json"
 
@@ -454,7 +454,7 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
                                                                  "options": options}))
     kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
     if kept is not None:
-        say(f"{edition_label(game)}: up to date ({count(len(kept), 'file')}; nothing this edition prints changed)")
+        say(f"{edition_label(game)}: up to date ({pdfs(kept)}; nothing this edition prints changed)")
         return kept, []
     skip = just.packs if just is not None and just.holds(game, options) else frozenset()
     with reads.recording() as log:

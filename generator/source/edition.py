@@ -199,7 +199,9 @@ class Overlay:
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found
-        return replace(card, fields=fields)
+        entry = ("cards", deck.id, card.id)
+        text_at = (self.display, line_at(self.raw, entry)[1]) if card.id in self.cat.cards.get(deck.id, {}) else None
+        return replace(card, fields=fields, text_at=text_at)
 
     def _unknown_cards(self, deck_id: str, cards: dict) -> None:
         deck = self.game.decks.get(deck_id)

@@ -20,6 +20,9 @@ class Card:
     index: int  # position in its deck file
     # a spreadsheet row's `field@lang` cells, {lang: {field: text}}: an edition's text beside the source
     translations: dict[str, dict[str, str]] = field(default_factory=dict, repr=False, compare=False)
+    # an edition's card whose text its catalogue gives: that entry (file, line), where a problem with
+    # the text it prints is mended (the source row is where its data is)
+    text_at: tuple[str, int | None] | None = field(default=None, repr=False, compare=False)
     # "deck/card": made with the card (the sheets, the manifest and the records ask for every card;
     # a cached_property took a lock on each card's first ask)
     uid: str = field(init=False, repr=False, compare=False)

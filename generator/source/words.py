@@ -18,6 +18,12 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {_ENGLISH.ngettext(singular, plural or singular + 's', n)}"
 
 
+def pdfs(files) -> str:
+    """How many PDFs among a build's files ("20 PDFs"): what a build says it wrote, one "wrote" line
+    each, and what an up-to-date build says it kept (its record also lists each PDF's manifest)."""
+    return count(sum(1 for name in files if str(name).endswith(".pdf")), "PDF")
+
+
 def closest(word: str, known) -> str | None:
     """The known word closest to `word` (a misspelling of it), or None when none is close."""
     close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)

@@ -183,8 +183,9 @@ class Overlay:
 
     def _card(self, deck: Deck, card: Card, texts: set[str]) -> Card:
         # the catalogue's text, else the spreadsheet's `field@lang` column
-        given = {**card.translations.get(self.lang, {}),
-                 **{k: v for k, v in self.cat.cards.get(deck.id, {}).get(card.id, {}).items() if v is not None}}
+        catalogued = {k: v for k, v in self.cat.cards.get(deck.id, {}).get(card.id, {}).items() if v is not None}
+        given = {**card.translations.get(self.lang, {}), **catalogued}
+        text_at = None
         fields = dict(card.fields)
         for name in sorted(texts):
             value = card.fields.get(name)
@@ -199,8 +200,8 @@ class Overlay:
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found
-        entry = ("cards", deck.id, card.id)
-        text_at = (self.display, line_at(self.raw, entry)[1]) if card.id in self.cat.cards.get(deck.id, {}) else None
+            if name in catalogued:
+                text_at = (self.display, line_at(self.raw, ("cards", deck.id, card.id))[1])
         return replace(card, fields=fields, text_at=text_at)
 
     def _unknown_cards(self, deck_id: str, cards: dict) -> None:

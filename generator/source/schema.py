@@ -492,6 +492,15 @@ class CatalogueFile(Strict):
     sources: dict[str, str] = Field(default_factory=dict, description="`pnp translate`'s record: each entry's "
                                     "source text's hash when it was last written (leave it as it is)")
 
+    @field_validator("decks", "cards", "colours", "pieces", "text", "review", "sources", mode="before")
+    @classmethod
+    def _emptied(cls, value, info):
+        """A section whose last line the translator deleted (`review:` after the last entry was checked,
+        as the file's header says to) is an empty section, as `pnp translate` writes it again."""
+        if value is None:
+            return [] if info.field_name == "review" else {}
+        return value
+
 
 # --- fonts/fonts.yaml ------------------------------------------------------------------
 

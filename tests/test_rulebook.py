@@ -202,6 +202,7 @@ def test_a_changed_rules_constant_changes_the_printed_text(tmp_path):
 
 @pytest.mark.parametrize("line, text, message", [
     (3, "<div>raw</div>", "raw HTML is not allowed in a rulebook"),
+    (3, "平局时 <b>都</b> 赢", "raw HTML is not allowed in a rulebook"),           # inside a paragraph
     (3, "see ![a card](card.png)", "images are not allowed in a rulebook"),
     (3, "#### too deep", "heading level jumps from 1 to 4"),
     (3, "```", "code fence ``` is never closed"),
@@ -226,6 +227,13 @@ def test_a_broken_rulebook_is_one_line_and_writes_nothing(tmp_path, line, text, 
     assert errors[0].startswith(f"{RULEBOOK}:{line}: {message}"), errors[0]
     assert not list((project / "build").glob(f"{GAME}/*.pdf"))
     assert pnp(project, "validate", GAME).exit_code == 1
+
+
+def test_a_tag_on_a_paragraphs_second_line_is_said_at_that_line():
+    from generator.source.rulebook import markdown_problems
+    source = "# 标题\n\n第一行，\n第二行 <i>斜体</i>。\n\n下一段。\n"
+    assert [(p.line, p.message) for p in markdown_problems(source, RULEBOOK)] == [
+        (4, "raw HTML is not allowed in a rulebook")]
 
 
 @pytest.mark.parametrize("text, message", [

@@ -334,6 +334,10 @@ def markdown_problems(source: str, display: str) -> list[Problem]:
                                         "(bookmarks and the contents nest by level: use each level in turn)"))
             last_level = level
         elif tok.type == "inline":
+            tagged = dict.fromkeys(_line_of(c.content, text, tok.map, line) for c in tok.children or []
+                                   if c.type == "html_inline")      # a tag inside a paragraph: once a line
+            problems += [Problem(display, n, "raw HTML is not allowed in a rulebook",
+                                 "write Markdown; icons and figures come from icon() and figure()") for n in tagged]
             for child in tok.children or []:
                 if child.type == "image":
                     problems.append(Problem(display, line, "images are not allowed in a rulebook",
@@ -341,6 +345,14 @@ def markdown_problems(source: str, display: str) -> list[Problem]:
                 elif child.type == "text" and ("**" in child.content or "__" in child.content):
                     problems.append(Problem(display, line, "unmatched emphasis marker ** or __"))
     return problems
+
+
+def _line_of(found: str, text: str, span, first: int | None) -> int | None:
+    """The line of a block's source (`span`: its first and past-last line) that holds `found`."""
+    if not span:
+        return first
+    rows = text.split("\n")
+    return next((n + 1 for n in range(span[0], min(span[1], len(rows))) if found in rows[n]), first)
 
 
 def _closed(fence, text: str) -> bool:

@@ -407,3 +407,13 @@ def test_a_template_s_literals_are_extracted_once_for_its_content(tmp_path, monk
                             encoding="utf-8")
     assert "Once more, anew" in translations.template_strings(project, game)
     assert len(extracted) == len(templates) + 1 and b"Once more, anew" in extracted[-1]
+
+
+def test_a_character_no_font_draws_in_a_translation_is_said_at_its_catalogue_entry(tmp_path):
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, "name: Spinning lantern,", "name: Spinning 𓀀 lantern,")
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if "no bundled font" in line] == [
+        f"{CATALOGUE}:11: card 'lantern': name: character '𓀀' (U+13000 EGYPTIAN HIEROGLYPH A001) is in no bundled "
+        "font and has no icon (hint: replace it, or run ./pnp assets add 𓀀 to add it to the fonts)"]

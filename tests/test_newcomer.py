@@ -231,6 +231,24 @@ def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
     assert "nothing changed since the cards were last printed" in again.output and "--since REV" in again.output
 
 
+def test_a_card_added_after_the_first_build_is_reprinted_though_built_since(demo):
+    """A card added to a pack that was built (and printed) before is not on paper when a later build
+    shows it: the reprint lists it as a new card until it has printed it."""
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
+    edit = lambda name, old, new: (demo / name).write_text(                           # noqa: E731
+        (demo / name).read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    edit("cards/demo/cards.yaml", "  - {id: step,", '  - {id: comet, name: Comet, value: 1, icon: ✨, effect: '
+         '"**Draw** 1 card.", copies: {2: 1}}\n  - {id: step,')
+    edit("cards/demo/game.yaml", "actions: {count: 10}", "actions: {count: 11}")
+    assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0     # to look at it
+    result = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert result.exit_code == 0 and "(1 changed card, 1 to print" in result.output, result.output
+    manifest = json.loads((demo / "build/demo/demo-reprint-a4.json").read_text())
+    assert [(c["card"], c["what"]) for c in manifest["reprint"]["changes"]] == [("actions/comet", "new card")]
+    again = pnp(demo, "reprint", "demo", "--paper", "a4")
+    assert "nothing changed since the cards were last printed" in again.output
+
+
 def _git_commit(project) -> None:
     git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.org"]
     subprocess.run(git + ["init", "-q"], check=True)

@@ -3,7 +3,7 @@
 "Changed" compares each card's face and back looks (the hash of each side's drawn page: an engine
 upgrade that draws a card as before leaves it unchanged) with those last printed
 (build/<game>/.faces.json: as each card was first built, or last reprinted; builds in between, to look
-at an edit, do not count), or the faces' direct keys with those of a git revision, whose project files
+at an edit, do not count, nor does a build that first shows a card added to a pack built before), or the faces' direct keys with those of a git revision, whose project files
 are read with `git archive` into a scratch folder (both made by this engine). Every copy of each
 changed card is printed on fresh sheets with its backs, and page 1 lists what changed.
 """

@@ -171,7 +171,8 @@ def record_faces(project: Project, game: Game, looks: dict, packs) -> None:
     """Remember which face each card had and which packs were built, so `pnp reprint` can
     tell what changed since, in the pack the designer printed. "printed" keeps each card as
     it was first built (or last reprinted): a designer builds again to look at an edit, and
-    the reprint still owes them every card changed since their sheets came out of the printer.
+    the reprint still owes them every card changed since their sheets came out of the printer,
+    and every card added since to a pack they had built.
     "cards" keeps each card's faces as first built (it says the game was built; `pnp reprint`
     reads "printed"). The record is written only when a card, a side or a pack is new to it:
     rebuilds of edited cards leave it as it was (at 5,000 cards it was 0.7 MB written and flushed
@@ -179,21 +180,31 @@ def record_faces(project: Project, game: Game, looks: dict, packs) -> None:
     record = read_record(project, game.id)
     key = record_key(game)
     new = key not in record or printed_key(key) not in record
+    # a card added to a pack built before is not on paper: it stays out of "printed" (the reprint's
+    # "new card") until reprinted; the cards of a first build, or of a pack first built now, are
     cards = record.setdefault(key, {})
     printed = record.setdefault(printed_key(key), dict(cards))
+    unseen = not new and any(uid not in printed for uid in looks)
+    owed = _cards_of(game, set(record["packs"])) if unseen else set()
     for uid, sides in looks.items():
         known = cards.setdefault(uid, {})
         for side, face in sides.items():
             if side not in known:
                 known[side] = face
                 new = True
-        if uid not in printed:
+        if uid not in printed and uid not in owed:
             printed[uid] = dict(known)
             new = True
     built = sorted(set(record["packs"]) | {p.players for p in packs if not p.optional})
     if new or built != record["packs"]:
         record["packs"] = built
         _write_record(project, game.id, record)
+
+
+def _cards_of(game: Game, players: set[int]) -> set[str]:
+    """The cards ("deck/card") of the game's standard packs for these player counts."""
+    return {card.uid for pack in game.packs if not pack.optional and pack.players in players
+            for deck_id in pack.decks if deck_id in game.decks for card, _ in game.pack_cards(pack, deck_id)}
 
 
 def printed_key(key: str) -> str:

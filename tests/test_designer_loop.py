@@ -204,6 +204,24 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert pnp(demo, "build", "demo", "--lang", "fr", "--players", "2", "--paper", "a4").exit_code == 0
 
 
+def test_a_card_given_a_new_id_keeps_its_translation(demo):
+    """Renaming a card's id (its texts the same) carries its translation to the new id: the text is
+    the one translated, so nothing is left to translate or review."""
+    two_languages(demo)
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(demo)
+    edit(demo, "cards.yaml", "{id: step,", "{id: stride,")
+    stale = pnp(demo, "validate", "demo", "--lang", "fr")
+    assert stale.exit_code == 1 and "cards.actions: no card 'step' in that deck" in stale.output
+    again = pnp(demo, "translate", "demo", "--lang", "fr")
+    assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 0 to review)\n"
+    catalogue = yaml.safe_load((demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8"))
+    assert catalogue["cards"]["actions"]["stride"] == {"name": "FR Step", "effect": "FR Move your pawn 2 spaces on."}
+    assert "step" not in catalogue["cards"]["actions"]
+    valid = pnp(demo, "validate", "demo", "--lang", "fr")
+    assert valid.exit_code == 0 and valid.output.endswith("demo (fr): valid (0 notes)\n"), valid.output
+
+
 def test_a_spreadsheet_column_name_at_lang_is_that_languages_text(demo):
     from generator.source.load import load_game
     from generator.source.project import Project

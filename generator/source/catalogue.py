@@ -7,7 +7,9 @@ enum values, the templates' `_()` literals). `updated` lays a catalogue over the
 gettext's msgmerge does: what is translated is kept; a new entry is empty (untranslated); an
 entry whose source text changed since (its hash under `sources:` differs) keeps its
 translation and is listed under `review:`, as is a `text:` entry given the translation of
-a close match among the texts the data no longer shows (gettext's "fuzzy"). Those are kept:
+a close match among the texts the data no longer shows (gettext's "fuzzy"). A card, deck,
+colour or piece given a new id takes the translation its old id had of the same source text
+(matched by `sources:`), as it is: the text is the one translated. `text:` entries are kept:
 a template or rules.py may pass such a value to `_()`, which no reading of the data finds. `render` writes it as YAML a
 translator reads: each keyed entry with its source text in a comment above it.
 """
@@ -116,6 +118,7 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     new: dict = {"language": lang}
     old_text = {k: v for k, v in (old.get("text") or {}).items() if isinstance(v, str)}
     gone = [t for t in old_text if t not in {e.source for e in wanted if e.key[0] == "text"}]
+    renamed = _left_behind(old, sources, {e.name for e in wanted})
     added = 0
     for entry in wanted:
         if entry.key[0] == "text":
@@ -128,6 +131,8 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
         else:
             value = _get(old, entry.key)
             value = value if isinstance(value, str) else None
+            if value is None:       # a card or piece given a new id: its text, while its source is the same
+                value = renamed.get(_rename_key(entry.key, source_hash(entry.source)))
             recorded = sources.get(entry.name)
             if value is not None and recorded is not None and recorded != source_hash(entry.source):
                 review.append(entry.name)
@@ -148,6 +153,32 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     new["review"] = [r for r in dict.fromkeys(review) if r in names]
     new["sources"] = {k: v for k, v in sorted(sources.items()) if k in names}
     return Merged(new, added, new["review"], gone)
+
+
+def _rename_key(key: tuple, source: str) -> tuple:
+    """What an entry is matched by when its id changed: its kind, a card text's field, its source's hash."""
+    return (key[0], key[-1] if key[0] == "cards" else None, source)
+
+
+def _left_behind(old: dict, sources: dict, names: set[str]) -> dict:
+    """The translations of the old catalogue's entries that no longer name anything (a card, deck,
+    colour or piece whose id changed, or that is gone), by `_rename_key` of the source they were
+    translated from (as `sources:` recorded it)."""
+    found = {}
+    for kind, depth in (("decks", 1), ("cards", 3), ("colours", 1), ("pieces", 1)):
+        for key, value in _leaves(old.get(kind), (kind,), depth):
+            name = ".".join(key)
+            if isinstance(value, str) and name not in names and isinstance(sources.get(name), str):
+                found.setdefault(_rename_key(key, sources[name]), value)
+    return found
+
+
+def _leaves(node, key: tuple, depth: int):
+    if depth == 0:
+        yield key, node
+    elif isinstance(node, dict):
+        for part, child in node.items():
+            yield from _leaves(child, key + (str(part),), depth - 1)
 
 
 def header(game: Game, lang: str, command: str) -> list[str]:

@@ -214,7 +214,9 @@ class Overlay:
         for card_id, given in cards.items():
             if card_id not in ids:
                 self.missing.append(Problem(self.display, line_at(self.raw, ("cards", deck_id, card_id))[1],
-                                            f"cards.{deck_id}: no card '{card_id}' in that deck"))
+                                            f"cards.{deck_id}: no card '{card_id}' in that deck",
+                                            f"a card given a new id? ./pnp translate {self.game.id} --lang {self.lang} "
+                                            "moves its translation to that id"))
                 continue
             for name in given:
                 if deck.spec.fields.get(name) is None or deck.spec.fields[name].type not in ("text", "rich"):

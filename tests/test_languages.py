@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+import yaml
 from pypdf import PdfReader
 
 from generator.source.i18n import ENGINE_LANGUAGES, catalogue, translator
@@ -398,7 +399,7 @@ def test_a_template_s_literals_are_extracted_once_for_its_content(tmp_path, monk
         return real(handle, *args)
     monkeypatch.setattr(translations, "babel_extract", extract)
     translations._literals.cache_clear()
-    templates = translations.game_templates(project, game)
+    templates = [path for path, _ in translations.game_templates(project, game)]
     strings = translations.template_strings(project, game)
     translations.review_notes(project, game)
     translations.translation_checks(project, game)
@@ -417,3 +418,26 @@ def test_a_character_no_font_draws_in_a_translation_is_said_at_its_catalogue_ent
     assert [line for line in result.output.splitlines() if "no bundled font" in line] == [
         f"{CATALOGUE}:11: card 'lantern': name: character '𓀀' (U+13000 EGYPTIAN HIEROGLYPH A001) is in no bundled "
         "font and has no icon (hint: replace it, or run ./pnp assets add 𓀀 to add it to the fonts)"]
+
+
+def test_page_ones_game_text_is_translated_like_a_templates(tmp_path):
+    """A game's own page 1 (templates/<game>/info.html) prints game_text("…") in the game's words:
+    translate lists each, validate counts them and names the one missing at its line; its _() is the
+    engine's words, not the game's."""
+    project = bilingual_project(tmp_path / "p")
+    (project / f"templates/{GAME}/info.html").write_text(
+        '<h2>{{ game_text("欢迎来到夜市") }}</h2>\n<p>{{ _("Contents") }} {{ game_text("按图摆放。") }}</p>\n',
+        encoding="utf-8")
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if "info.html" in line] == [
+        f"templates/{GAME}/info.html:1: game_text('欢迎来到夜市'): no en translation under text: (hint: add it to {CATALOGUE})",
+        f"templates/{GAME}/info.html:2: game_text('按图摆放。'): no en translation under text: (hint: add it to {CATALOGUE})"]
+    assert pnp(project, "translate", GAME, "--lang", "en").exit_code == 0
+    catalogue = yaml.safe_load((project / CATALOGUE).read_text(encoding="utf-8"))
+    assert {"欢迎来到夜市", "按图摆放。"} <= set(catalogue["text"]) and "Contents" not in catalogue["text"]
+    _edit(project, CATALOGUE, "  欢迎来到夜市:\n", "  欢迎来到夜市: Welcome to the night market\n")
+    _edit(project, CATALOGUE, "  按图摆放。:\n", "  按图摆放。: Set up as shown.\n")
+    assert pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4").exit_code == 0
+    from tests.pdfcheck import document_text
+    assert "Welcome to the night market" in document_text(project / f"build/{GAME}/{GAME}-2p-a4-en.pdf")

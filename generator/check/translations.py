@@ -25,29 +25,36 @@ from generator.source.yamlsrc import line_at
 JINJA_OPTIONS = {"trim_blocks": "true", "lstrip_blocks": "true", "extensions": "jinja2.ext.i18n"}
 
 
-def template_literals(path: Path) -> list[tuple[int, str]]:
-    """(line, text) of each constant string a template passes to `_()`."""
-    return list(_literals(path.read_bytes()))
+CARD_WORDS = ("_", "gettext")      # a card template's functions for the game's own words
+PAGE_ONE_WORDS = ("game_text",)    # page 1's (info.html): its _() gives the engine's words, not the game's
+
+
+def template_literals(path: Path, keywords: tuple[str, ...] = CARD_WORDS) -> list[tuple[int, str]]:
+    """(line, text) of each constant string a template passes to one of `keywords`."""
+    return list(_literals(path.read_bytes(), keywords))
 
 
 @functools.lru_cache(maxsize=256)
-def _literals(source: bytes) -> tuple[tuple[int, str], ...]:
+def _literals(source: bytes, keywords: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     """Extracted once a process for each template's content: a build of an edition asks three times
     (its warning of translations to review, its validation, and the review notes that counts), and
     `pnp watch` again at every save."""
-    found = babel_extract(io.BytesIO(source), ("_", "gettext"), [], JINJA_OPTIONS)
+    found = babel_extract(io.BytesIO(source), keywords, [], JINJA_OPTIONS)
     return tuple((line, message) for line, _, message, _ in found if isinstance(message, str))
 
 
-def game_templates(project: Project, game: Game) -> list[Path]:
-    """Every template in the folders of the game's face and back templates (includes too)."""
+def game_templates(project: Project, game: Game) -> list[tuple[Path, tuple[str, ...]]]:
+    """Every template in the folders of the game's face and back templates (includes too), and the
+    game's own page 1 (templates/<game>/info.html), each with the functions that take its game text."""
     folders = set()
     for deck in game.decks.values():
         for name in (deck.spec.face, deck.spec.back):
             path = project.template(name) if name else None
             if path is not None and path.is_relative_to(project.templates.resolve()):
                 folders.add(path.parent)
-    return sorted(p for folder in folders for p in folder.rglob("*.html"))
+    page_one = project.template(f"{game.id}/info.html")
+    paths = set(p for folder in folders for p in folder.rglob("*.html")) | ({page_one} if page_one else set())
+    return [(p, PAGE_ONE_WORDS if p == page_one else CARD_WORDS) for p in sorted(paths)]
 
 
 def translation_checks(project: Project, game: Game) -> list[Problem]:
@@ -56,8 +63,8 @@ def translation_checks(project: Project, game: Game) -> list[Problem]:
         return []
     problems = list(game.missing) + review_notes(project, game)
     seen = set()
-    for path in game_templates(project, game):
-        for line, text in template_literals(path):
+    for path, words in game_templates(project, game):
+        for line, text in template_literals(path, words):
             if not needs_translation(text, game.languages[0]) or text in seen:
                 continue
             seen.add(text)
@@ -65,14 +72,15 @@ def translation_checks(project: Project, game: Game) -> list[Problem]:
             game.coverage["strings"][1] += 1
             game.coverage["strings"][0] += int(found)
             if not found:
-                problems.append(Problem(project.display(path), line, f"_({text!r}): no {game.language} "
+                problems.append(Problem(project.display(path), line, f"{words[0]}({text!r}): no {game.language} "
                                         "translation under text:", f"add it to {game.catalogue}"))
     return problems
 
 
 def template_strings(project: Project, game: Game) -> list[str]:
-    """The `_()` literals of the game's templates, in file order, once each."""
-    return list(dict.fromkeys(text for path in game_templates(project, game) for _, text in template_literals(path)))
+    """The `_()` literals of the game's templates (`game_text()` of its page 1), in file order, once each."""
+    return list(dict.fromkeys(text for path, words in game_templates(project, game)
+                              for _, text in template_literals(path, words)))
 
 
 def review_notes(project: Project, game: Game) -> list[Problem]:

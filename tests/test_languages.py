@@ -441,3 +441,20 @@ def test_page_ones_game_text_is_translated_like_a_templates(tmp_path):
     assert pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4").exit_code == 0
     from tests.pdfcheck import document_text
     assert "Welcome to the night market" in document_text(project / f"build/{GAME}/{GAME}-2p-a4-en.pdf")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('"**Call out**: turn over 1 more card."', '"**Call out**: ' + " ".join(["Turn over one more card from the market "
+     "stack and read it aloud to everyone."] * 6) + '"', f"{CATALOGUE}:11: goods/lantern (face): the en text does not fit"),
+    ("name: Spinning lantern,", "name: ,", f"cards/{GAME}/goods.yaml:15: card 'goods/lantern': name: no en translation"),
+])
+def test_a_fault_in_one_edition_writes_no_edition(tmp_path, old, new, message):
+    """Every edition is checked and made before any is written: the English edition's fault (found as
+    its faces are drawn, or as its catalogue is read) leaves the Chinese one unwritten too."""
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, old, new)
+    result = pnp(project, "build", GAME, "--players", "2", "--paper", "a4", every_language=True)
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if line.startswith("cards/")][0].startswith(message), result.output
+    assert "wrote" not in result.output and not (project / "build" / GAME).exists() or \
+        not list((project / "build" / GAME).glob("*.pdf"))

@@ -471,7 +471,7 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
                 click.echo(warning)
             click.echo(f"{game_id}: up to date ({pdfs(current)}; nothing changed since the last build)")
             continue
-        from generator.sheets.kit import build_game     # the heavy libraries load only now
+        from generator.sheets.kit import Prepared, prepare_edition     # the heavy libraries load only now
         assets = assets or _assets(project)
         warned = []
 
@@ -480,11 +480,14 @@ def build(ctx, game, players, paper, duplex, back_offset, printer, ink_saver, fi
                 warned.append(line)
             click.echo(line)
         with reads.recording() as log:
+            # every edition checked and made before any is written: a fault in one writes nothing
+            editions = [prepare_edition(project, assets, game_id, counts, [paper] if paper else None, say, options,
+                                        _jobs(jobs), _progress, language)
+                        for language in ([lang] if lang else _languages(project, game_id))]
             written = []
-            for language in [lang] if lang else _languages(project, game_id):
-                files, _ = build_game(project, assets, game_id, counts, [paper] if paper else None, say=say,
-                                      options=options, jobs=_jobs(jobs), progress=_progress, lang=language)
-                written += files
+            for edition in editions:
+                written += edition.write(project, say, options, _jobs(jobs))[0] if isinstance(edition, Prepared) \
+                    else edition
         if not lang:                # every edition built: the files of one the game no longer has go
             from generator.sheets import written as written_record
             removed = written_record.drop_languages(project.build, game_id, _languages(project, game_id))

@@ -455,6 +455,40 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     its last build, and whose files are as that build wrote them, is up to date: nothing runs.
     `just`: packs of this edition written a moment ago, made again only if a file they read changed
     since (their files are returned as written by this build)."""
+    edition = prepare_edition(project, assets, game_id, players, papers, say, options, jobs, progress, lang, just)
+    return edition.write(project, say, options, jobs) if isinstance(edition, Prepared) else (edition, [])
+
+
+@dataclass
+class Prepared:
+    """An edition checked and made, nothing written yet (prepare_edition): a build of several
+    editions prepares each before it writes any, so that a fault in one leaves every file as it was."""
+    game: Game
+    made: Gathered
+    players: list[int] | None       # as asked (None: every pack)
+    inputs: str | None
+    made_from: str | None
+    read: dict                     # the files its making read, with their hashes
+    just: JustWritten | None
+
+    def write(self, project: Project, say, options: PrintOptions, jobs: int) -> tuple[list[str], list[str]]:
+        """Write the edition's files; return them and the faces rendered (not from the cache)."""
+        with reads.recording() as log:
+            written, fresh = _write_edition(project, self.made, self.players, say, options, jobs, self.made_from)
+        read = {**self.read, **log.files}
+        if self.made.skip:
+            read, written = {**self.just.read, **read}, list(self.just.files) + written
+        if self.inputs:
+            stamp.record_edition(project.root, self.game.id, self.game.language, written, self.inputs, read,
+                                 self.made_from)
+        return written, fresh
+
+
+def prepare_edition(project: Project, assets: Assets, game_id: str, players: list[int] | None, papers, say,
+                    options: PrintOptions, jobs: int, progress, lang: str | None,
+                    just: JustWritten | None = None) -> Prepared | list[str]:
+    """One edition loaded, checked and made (its faces, boards and rulebooks in the store), or, when it
+    is up to date, the files of its last build."""
     game = load_game(project, game_id, lang)
     _warn_stale_translations(project, game, say)
     # The derived numbers are part of what the edition prints, and an edition's come from the source
@@ -466,16 +500,11 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     kept = stamp.edition_up_to_date(project.root, game_id, game.language, inputs) if inputs else None
     if kept is not None:
         say(f"{edition_label(game)}: up to date ({pdfs(kept)}; nothing this edition prints changed)")
-        return kept, []
+        return kept
     skip = just.packs if just is not None and just.holds(game, options) else frozenset()
     with reads.recording() as log:
-        written, fresh = _write_edition(project, assets, game, players, papers, say, options, jobs, progress, skip,
-                                        made_from)
-    read = {**just.read, **log.files} if skip else log.files
-    written = list(just.files) + written if skip else written
-    if inputs:
-        stamp.record_edition(project.root, game_id, game.language, written, inputs, read, made_from)
-    return written, fresh
+        made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game, skip=skip)
+    return Prepared(made.game, made, players, inputs, made_from, log.files, just)
 
 
 def _warn_stale_translations(project: Project, game: Game, say) -> None:
@@ -511,14 +540,12 @@ def edition_data(game: Game) -> bytes:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 
 
-def _write_edition(project: Project, assets: Assets, game: Game, players, papers, say, options: PrintOptions,
-                   jobs: int, progress, skip: frozenset = frozenset(),
+def _write_edition(project: Project, made: Gathered, players, say, options: PrintOptions, jobs: int,
                    made_from: str | None = None) -> tuple[list[str], list[str]]:
-    """The second half of a build: gather, then write each pack and rulebook once it passes preflight
-    (but those of `skip`, written just now: see JustWritten); `made_from`: the edition's inputs
-    (stamp.edition_hash), recorded with each file written (the site shows only the current ones)."""
-    made = gather(project, assets, game.id, players, papers, say, options, jobs, progress, game=game, skip=skip)
-    game, faces, rendered, builder = made.game, made.faces, made.rendered, made.builder
+    """The second half of a build: write each pack and rulebook of what `gather` made once it passes
+    preflight (but those of its `skip`, written just now: see JustWritten); `made_from`: the edition's
+    inputs (stamp.edition_hash), recorded with each file written (the site shows only the current ones)."""
+    game, faces, rendered, builder, skip = made.game, made.faces, made.rendered, made.builder, made.skip
     sweep_stale(project.build / game.id, project.build)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")

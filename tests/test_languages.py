@@ -458,3 +458,15 @@ def test_a_fault_in_one_edition_writes_no_edition(tmp_path, old, new, message):
     assert [line for line in result.output.splitlines() if line.startswith("cards/")][0].startswith(message), result.output
     assert "wrote" not in result.output and not (project / "build" / GAME).exists() or \
         not list((project / "build" / GAME).glob("*.pdf"))
+
+
+def test_the_rules_source_page_1_credits_needs_its_translation(tmp_path):
+    """game.yaml's `source:` is printed on page 1 like the description: an edition without its
+    translation is refused at its line (it printed the title in its place)."""
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, CATALOGUE, '  "测试用规则，2026-11": "Test rules, 2026-11"', '  "测试用规则，2026-11":')
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    game_yaml = (project / f"cards/{GAME}/game.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(game_yaml, 1) if text.startswith("source:"))
+    assert f"cards/{GAME}/game.yaml:{line}: source '测试用规则，2026-11': no en translation" in result.output, result.output

@@ -134,8 +134,8 @@ class Overlay:
             update["subtitle"] = self._field(spec.subtitle, cat.subtitle, ("subtitle",), "subtitle")
         if spec.description:
             update["description"] = self.string(spec.description, self.game_file, ("description",), "description")
-        if spec.source:          # page 1 credits it; untranslated, page 1 credits the title instead
-            update["source"] = cat.text.get(spec.source)
+        if spec.source:          # page 1 credits it: translated like the description
+            update["source"] = self.string(spec.source, self.game_file, ("source",), "source")
         if cat.keywords is not None:
             update["keywords"] = list(cat.keywords)
         elif spec.keywords:

@@ -156,13 +156,13 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
     two_languages(demo)
     result = pnp(demo, "translate", "demo", "--lang", "fr")
     assert result.exit_code == 0, result.output
-    assert result.output == ("wrote cards/demo/i18n/fr.yaml (33 new entries, 34 to translate, 0 to review)\n"
+    assert result.output == ("wrote cards/demo/i18n/fr.yaml (34 new entries, 34 to translate, 0 to review)\n"
                              "wrote cards/demo/rulebook/fr.md (the en rulebook, to translate in place)\n")
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
     assert "    spark:\n      # **Draw** 1 card.\n      effect:\n      # Spark\n      name:\n" in text
     assert "text:\n  Demo · Score board:\n  First to {{ derived.goal }} points wins:\n" in text
     listed = pnp(demo, "list", "demo")
-    assert "  language fr: 0/16 card texts, 0/16 strings\n" in listed.output
+    assert "  language fr: 0/16 card texts, 0/18 strings\n" in listed.output
     result = pnp(demo, "validate", "demo", "--lang", "fr")
     assert result.exit_code == 1
     assert ("cards/demo/cards.yaml:16: card 'actions/spark': name: no fr translation "
@@ -177,14 +177,14 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
     fill(demo)
     valid = pnp(demo, "validate", "demo", "--lang", "fr")
-    assert valid.output == "demo: fr: 16/16 card texts, 16/16 strings\ndemo (fr): valid (0 notes)\n", valid.output
-    assert "  language fr: 16/16 card texts, 16/16 strings\n" in pnp(demo, "list", "demo").output
+    assert valid.output == "demo: fr: 16/16 card texts, 18/18 strings\ndemo (fr): valid (0 notes)\n", valid.output
+    assert "  language fr: 16/16 card texts, 18/18 strings\n" in pnp(demo, "list", "demo").output
     edit(demo, "cards.yaml", "name: Spark,", "name: Flare,")
     before = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
     assert before.exit_code == 0
     assert (": note: review cards.actions.spark.name: its source text changed since it was translated (run "
             "./pnp translate demo --lang fr to list it under review:)") in before.output
-    assert "demo: fr: 16/16 card texts, 16/16 strings, 1 to review\n" in before.output
+    assert "demo: fr: 16/16 card texts, 18/18 strings, 1 to review\n" in before.output
     again = pnp(demo, "translate", "demo", "--lang", "fr")
     assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 1 to review)\n"
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
@@ -195,12 +195,12 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert line == (f"cards/demo/i18n/fr.yaml:{text.splitlines().index('  - cards.actions.spark.name') + 1}: note: "
                     "review cards.actions.spark.name: its source text changed since it was translated; check the "
                     "translation, then delete this line")
-    assert "demo: fr: 16/16 card texts, 16/16 strings, 1 to review" in after.output
+    assert "demo: fr: 16/16 card texts, 18/18 strings, 1 to review" in after.output
     path = demo / "cards/demo/i18n/fr.yaml"
     path.write_text(text.replace("  - cards.actions.spark.name\n", ""), encoding="utf-8")     # checked
     assert "review:\nsources:" in path.read_text(encoding="utf-8")      # its last line deleted, as the header says
     checked = pnp(demo, "validate", "demo", "--lang", "fr")
-    assert checked.exit_code == 0 and checked.output == "demo: fr: 16/16 card texts, 16/16 strings\ndemo (fr): valid (0 notes)\n"
+    assert checked.exit_code == 0 and checked.output == "demo: fr: 16/16 card texts, 18/18 strings\ndemo (fr): valid (0 notes)\n"
     assert pnp(demo, "build", "demo", "--lang", "fr", "--players", "2", "--paper", "a4").exit_code == 0
 
 

@@ -132,7 +132,7 @@ def test_the_edition_sets_the_html_language(both):
 def test_validate_prints_each_languages_coverage(both):
     result = pnp(both, "validate", GAME)
     assert result.exit_code == 0, result.output
-    assert f"{GAME}: en: 14/14 card texts, 30/30 strings" in result.output
+    assert f"{GAME}: en: 14/14 card texts, 32/32 strings" in result.output
     assert f"{GAME} (zh-Hans): valid (1 note; --verbose lists them)" in result.output and f"{GAME} (en): valid (0 notes)" in result.output
 
 

@@ -142,9 +142,10 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
         for part in entry.key[:-1]:
             node = node.setdefault(part, {})
         node[entry.key[-1]] = value
-    if game.spec.keywords:
+    if game.spec.keywords:      # one entry (validate counts it as a string)
         kept = old.get("keywords")
         new["keywords"] = [str(k) for k in kept] if isinstance(kept, list) else None
+        added += "keywords" not in old
     # A translated text the data does not show may be a value a template or rules.py passes to _()
     # (an enum's value, a name rules.py makes): no reading of the data finds those, so it stays.
     if gone:

@@ -136,6 +136,8 @@ class Overlay:
             update["description"] = self.string(spec.description, self.game_file, ("description",), "description")
         if spec.source:          # page 1 credits it: translated like the description
             update["source"] = self.string(spec.source, self.game_file, ("source",), "source")
+        if spec.keywords:        # one entry of the catalogue, counted as one string (as translate counts it)
+            self.count("strings", cat.keywords is not None)
         if cat.keywords is not None:
             update["keywords"] = list(cat.keywords)
         elif spec.keywords:

@@ -181,7 +181,8 @@ def record_faces(project: Project, game: Game, looks: dict, packs) -> None:
     key = record_key(game)
     new = key not in record or printed_key(key) not in record
     # a card added to a pack built before is not on paper: it stays out of "printed" (the reprint's
-    # "new card") until reprinted; the cards of a first build, or of a pack first built now, are
+    # "new card") until reprinted. The cards of a first build, or of a pack first built now, count
+    # as printed.
     cards = record.setdefault(key, {})
     printed = record.setdefault(printed_key(key), dict(cards))
     unseen = not new and any(uid not in printed for uid in looks)

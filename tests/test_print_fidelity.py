@@ -280,6 +280,23 @@ def test_a_card_too_large_for_the_paper_is_a_clear_error(tmp_path):
         assert "rendered" not in result.output
 
 
+def test_a_card_that_fits_one_paper_only_is_said_at_its_size_line(tmp_path):
+    """63 × 276 mm cards fit A4 (287 mm inside the margins) but not Letter: validate, which makes both,
+    says so at the deck's size line; a build on A4 is fine."""
+    project = tmp_path / "sizes"
+    shutil.copytree(ROOT / "tests/fixtures/sizes", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    path = project / "cards/sizes/custom.yaml"
+    path.write_text(path.read_text().replace("{width: 80, height: 50}", "{width: 63, height: 276}"))
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "size:" in text)
+    result = pnp(project, "validate", "sizes")
+    assert result.exit_code == 1
+    assert f"cards/sizes/custom.yaml:{line}: cards of 63 × 276 mm do not fit on letter with 5 mm margins" \
+        in result.output, result.output
+    assert pnp(project, "build", "sizes", "--paper", "a4").exit_code == 0
+
+
 # --- boards larger than a sheet -----------------------------------------------------------
 
 def test_time_wheel_is_tiled_with_overlap_and_numbers(wizard_built):

@@ -15,6 +15,7 @@ from generator.sheets.sections import Body, Section, back_run, chunks, run_for
 from generator.source.game import Card, Game
 from generator.source.options import PrintOptions
 from generator.source.schema import PackSpec
+from generator.source.yamlsrc import line_at
 
 
 @dataclass
@@ -96,7 +97,7 @@ class CardSheets:
         for group in groups:
             first = self.game.decks[group[0].id]
             items = [(section, card, copy) for section in group for card, copy in section.items]
-            two_sided, run, where = group[0].two_sided, group[0].run, (first.file, None)
+            two_sided, run, where = group[0].two_sided, group[0].run, _size_at(self.game, first)
             if two_sided and self.options.duplex == "gutterfold":
                 grid = fold_grid(paper, first.trim, first.bleed, where=where)
                 planned += [PlannedSheet(grid, chunk, run, two_sided, n, [], fold=True)
@@ -231,3 +232,13 @@ def _owners(chunk) -> dict:
     """Which decks a sheet holds, for the manifest: `component` is the first, `components` every one."""
     ids = [s.id for s in _sections(chunk)]
     return {"component": ids[0], "components": ids}
+
+
+def _size_at(game: Game, deck) -> tuple[str, int | None]:
+    """Where a deck's card size is set: its own `deck: size:`, else game.yaml's `card: size:`."""
+    raw = game.files.get(deck.file)
+    spec = raw.get("deck") if isinstance(raw, dict) else None
+    if isinstance(spec, dict) and spec.get("size") is not None:
+        return deck.file, line_at(raw, ("deck", "size"))[1]
+    game_file = f"cards/{game.id}/game.yaml"
+    return game_file, line_at(game.files.get(game_file), ("card", "size"))[1]

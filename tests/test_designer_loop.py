@@ -222,6 +222,31 @@ def test_a_card_given_a_new_id_keeps_its_translation(demo):
     assert valid.exit_code == 0 and valid.output.endswith("demo (fr): valid (0 notes)\n"), valid.output
 
 
+def test_two_cards_renamed_at_once_keep_each_its_own_translation(demo):
+    """Renamed together, two cards with one text alike take each its own translation: a card is
+    matched on all its texts, not text by text. A translation written as '' is still to translate."""
+    two_languages(demo)
+    edit(demo, "cards.yaml", "effect: Each opponent moves 1 space back.", "effect: Move your pawn 2 spaces on.")
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(demo)
+    path = demo / "cards/demo/i18n/fr.yaml"
+    text = path.read_text(encoding="utf-8")
+    step = text.index("    step:\n")
+    mine = 'effect: "FR Move your pawn 2 spaces on."'
+    at = text.index(mine, step)
+    path.write_text(text[:at] + "effect: FR step's own words" + text[at + len(mine):], encoding="utf-8")
+    edit(demo, "cards.yaml", "{id: step,", "{id: stride,")
+    edit(demo, "cards.yaml", "{id: storm,", "{id: gale,")
+    again = pnp(demo, "translate", "demo", "--lang", "fr")
+    assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 0 to review)\n"
+    cards = yaml.safe_load(path.read_text(encoding="utf-8"))["cards"]["actions"]
+    assert cards["stride"] == {"name": "FR Step", "effect": "FR step's own words"}
+    assert cards["gale"] == {"name": "FR Storm", "effect": "FR Move your pawn 2 spaces on."}
+    path.write_text(re.sub(r'name: "?FR Spark"?\n', "name: ''\n", path.read_text(encoding="utf-8")), encoding="utf-8")
+    blank = pnp(demo, "validate", "demo", "--lang", "fr")
+    assert blank.exit_code == 1 and "card 'actions/spark': name: no fr translation" in blank.output, blank.output
+
+
 def test_a_spreadsheet_column_name_at_lang_is_that_languages_text(demo):
     from generator.source.load import load_game
     from generator.source.project import Project

@@ -15,6 +15,7 @@ translator reads: each keyed entry with its source text in a comment above it.
 """
 from __future__ import annotations
 
+import collections
 import difflib
 import hashlib
 import json
@@ -116,9 +117,9 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     sources = dict(old.get("sources") or {})
     review = [r for r in old.get("review") or [] if isinstance(r, str)]
     new: dict = {"language": lang}
-    old_text = {k: v for k, v in (old.get("text") or {}).items() if isinstance(v, str)}
+    old_text = {k: v for k, v in (old.get("text") or {}).items() if _given(v)}
     gone = [t for t in old_text if t not in {e.source for e in wanted if e.key[0] == "text"}]
-    renamed = _left_behind(old, sources, {e.name for e in wanted})
+    renamed = _renamed(old, sources, wanted)
     added = 0
     for entry in wanted:
         if entry.key[0] == "text":
@@ -130,9 +131,9 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
                     review.append(entry.name)
         else:
             value = _get(old, entry.key)
-            value = value if isinstance(value, str) else None
+            value = value if _given(value) else None
             if value is None:       # a card or piece given a new id: its text, while its source is the same
-                value = renamed.get(_rename_key(entry.key, source_hash(entry.source)))
+                value = renamed.get(entry.key)
             recorded = sources.get(entry.name)
             if value is not None and recorded is not None and recorded != source_hash(entry.source):
                 review.append(entry.name)
@@ -156,22 +157,54 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     return Merged(new, added, new["review"], gone)
 
 
-def _rename_key(key: tuple, source: str) -> tuple:
-    """What an entry is matched by when its id changed: its kind, a card text's field, its source's hash."""
-    return (key[0], key[-1] if key[0] == "cards" else None, source)
+def _given(value) -> bool:
+    """A translation written: not empty, nor only spaces (an entry still to translate)."""
+    return isinstance(value, str) and bool(value.strip())
 
 
-def _left_behind(old: dict, sources: dict, names: set[str]) -> dict:
-    """The translations of the old catalogue's entries that no longer name anything (a card, deck,
-    colour or piece whose id changed, or that is gone), by `_rename_key` of the source they were
-    translated from (as `sources:` recorded it)."""
-    found = {}
-    for kind, depth in (("decks", 1), ("cards", 3), ("colours", 1), ("pieces", 1)):
+RENAMED = (("decks", 1), ("cards", 3), ("colours", 1), ("pieces", 1))    # kinds of keyed entry, key depth
+
+
+def _renamed(old: dict, sources: dict, wanted: list[Entry]) -> dict:
+    """{entry key: translation} for a card, deck, colour or piece given a new id: the old catalogue's
+    entries under an id that names nothing now, taken by the one new id (none of its entries
+    translated) whose texts are the same sources, every one (as `sources:` recorded them). Two old ids
+    or two new ones with the same texts are left to translate: which is which cannot be told."""
+    names = {e.name for e in wanted}
+    left: dict = {}             # owner (its key less a card's field) -> {field: (source hash, translation)}
+    for kind, depth in RENAMED:
         for key, value in _leaves(old.get(kind), (kind,), depth):
             name = ".".join(key)
-            if isinstance(value, str) and name not in names and isinstance(sources.get(name), str):
-                found.setdefault(_rename_key(key, sources[name]), value)
-    return found
+            if name not in names and isinstance(sources.get(name), str):
+                left.setdefault(_owner(key), {})[_field(key)] = (sources[name], value if _given(value) else None)
+    fresh: dict = {}            # owner -> {field: (source hash, entry key)}
+    for entry in wanted:
+        if any(entry.key[0] == kind for kind, _ in RENAMED):
+            fresh.setdefault(_owner(entry.key), {})[_field(entry.key)] = (source_hash(entry.source), entry.key)
+    fresh = {o: f for o, f in fresh.items() if not any(_given(_get(old, key)) for _, key in f.values())}
+
+    def texts(owner, fields) -> tuple:
+        return owner[0], owner[1] if owner[0] == "cards" else None, frozenset((f, h) for f, (h, _) in fields.items())
+    olds = collections.Counter(texts(o, f) for o, f in left.items())
+    news = collections.Counter(texts(o, f) for o, f in fresh.items())
+    before = {texts(o, f): f for o, f in left.items()}
+    out = {}
+    for owner, fields in fresh.items():
+        same = texts(owner, fields)
+        if olds[same] == 1 and news[same] == 1:
+            out.update((key, before[same][field][1]) for field, (_, key) in fields.items()
+                       if before[same][field][1] is not None)
+    return out
+
+
+def _field(key: tuple) -> str | None:
+    """A card text's field; a deck, colour or piece has one text, its name."""
+    return key[-1] if key[0] == "cards" else None
+
+
+def _owner(key: tuple) -> tuple:
+    """What an entry translates a text of: a card (its key less the field), or the deck, colour or piece."""
+    return key[:-1] if key[0] == "cards" else key
 
 
 def _leaves(node, key: tuple, depth: int):

@@ -11,7 +11,7 @@ import re
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from generator.errors import Problem
 from generator.source.words import closest
@@ -469,8 +469,15 @@ class ClaimsFile(Strict):
 
 # --- i18n/<lang>.yaml (an edition's translations) -----------------------------------------
 
-Translation = Annotated[str | None, Field(description="the text in this language; placeholders, icons and {{ }} "
-                                                     "kept; empty: not translated yet")]
+def _blank_is_empty(value):
+    """'' or spaces written for a translation is an entry not translated yet, as an empty one is
+    (it printed nothing, or the source's fallback, and counted as translated)."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+Translation = Annotated[str | None, BeforeValidator(_blank_is_empty),
+                        Field(description="the text in this language; placeholders, icons and {{ }} "
+                                          "kept; empty: not translated yet")]
 
 
 class CatalogueFile(Strict):

@@ -470,3 +470,20 @@ def test_the_rules_source_page_1_credits_needs_its_translation(tmp_path):
     game_yaml = (project / f"cards/{GAME}/game.yaml").read_text(encoding="utf-8").splitlines()
     line = next(i for i, text in enumerate(game_yaml, 1) if text.startswith("source:"))
     assert f"cards/{GAME}/game.yaml:{line}: source '测试用规则，2026-11': no en translation" in result.output, result.output
+
+
+def test_a_template_strings_translation_must_keep_its_placeholders(tmp_path):
+    """A `text:` translation of a template's string keeps its {placeholders}, as a card text's must: the
+    number would silently drop out of print."""
+    project = bilingual_project(tmp_path / "p")
+    (project / f"templates/{GAME}/info.html").write_text(
+        '<p>{{ game_text("本包适合 {n} 人") | replace("{n}", pack.players | string) }}</p>\n', encoding="utf-8")
+    _edit(project, CATALOGUE, "  文: cash\n", "  文: cash\n  本包适合 {n} 人: For some players\n")
+    line = (project / CATALOGUE).read_text(encoding="utf-8").splitlines().index("  本包适合 {n} 人: For some players") + 1
+    result = pnp(project, "validate", GAME, "--lang", "en")
+    assert result.exit_code == 1
+    assert [l for l in result.output.splitlines() if "must keep" in l] == [
+        f"{CATALOGUE}:{line}: game_text('本包适合 {{n}} 人'): the en text must keep {{n}} as the source has them "
+        "(hint: translate only the words)"]
+    _edit(project, CATALOGUE, "For some players", "For {n} players")
+    assert pnp(project, "validate", GAME, "--lang", "en").exit_code == 0

@@ -487,3 +487,15 @@ def test_a_template_strings_translation_must_keep_its_placeholders(tmp_path):
         "(hint: translate only the words)"]
     _edit(project, CATALOGUE, "For some players", "For {n} players")
     assert pnp(project, "validate", GAME, "--lang", "en").exit_code == 0
+
+
+def test_a_supply_translated_with_both_scripts_prints_as_translated(tmp_path):
+    """Page 1's supplies are the edition's (translated once, with the data): a translation that keeps
+    the source's words beside its own, as the docs allow, prints as written."""
+    project = bilingual_project(tmp_path / "p")
+    _edit(project, f"cards/{GAME}/game.yaml", "packs:\n", "supplies: [一支铅笔]\npacks:\n")
+    _edit(project, CATALOGUE, "  文: cash\n", "  文: cash\n  一支铅笔: a pencil (铅笔)\n")
+    result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    from tests.pdfcheck import document_text
+    assert "a pencil (铅笔)" in document_text(project / f"build/{GAME}/{GAME}-2p-a4-en.pdf")

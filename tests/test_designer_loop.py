@@ -262,6 +262,12 @@ def test_a_spreadsheet_column_name_at_lang_is_that_languages_text(demo):
     assert pnp(demo, "validate", "demo", "--lang", "fr").exit_code == 0
     goods = load_game(Project.at(demo), "demo", "fr", rules=False).decks["goods"]
     assert [c.fields["name"] for c in goods.cards] == ["Lanterne", "Soie", "Jade FR"]
+    path = demo / "cards/demo/i18n/fr.yaml"          # the catalogue's own text for one of them, which wins
+    path.write_text(path.read_text(encoding="utf-8").replace("    jade:\n", "    jade:\n      name: Jade du catalogue\n", 1),
+                    encoding="utf-8")
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0        # and stays
+    goods = load_game(Project.at(demo), "demo", "fr", rules=False).decks["goods"]
+    assert [c.fields["name"] for c in goods.cards] == ["Lanterne", "Soie", "Jade du catalogue"]
     edit(demo, "goods.csv", "name@fr", "value@fr")
     wrong = pnp(demo, "validate", "demo")
     assert lines(wrong) == ["cards/demo/goods.csv:1:value@fr: column 'value@fr': 'value' is not a text field of "

@@ -8,10 +8,11 @@ gettext's msgmerge does: what is translated is kept; a new entry is empty (untra
 entry whose source text changed since (its hash under `sources:` differs) keeps its
 translation and is listed under `review:`, as is a `text:` entry given the translation of
 a close match among the texts the data no longer shows (gettext's "fuzzy"). A card, deck,
-colour or piece given a new id takes the translation its old id had of the same source text
-(matched by `sources:`), as it is: the text is the one translated. `text:` entries are kept:
-a template or rules.py may pass such a value to `_()`, which no reading of the data finds. `render` writes it as YAML a
-translator reads: each keyed entry with its source text in a comment above it.
+colour or piece given a new id takes the translations its old id had when all its source texts
+are the same (matched by `sources:`), as they are: the texts are the ones translated. `text:`
+entries the data does not show are kept: a template or rules.py may pass such a value to `_()`,
+which no reading of the data finds. `render` writes it as YAML a translator reads: each keyed
+entry with its source text in a comment above it.
 """
 from __future__ import annotations
 

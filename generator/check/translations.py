@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2.ext import babel_extract
 
 from generator.errors import Problem
-from generator.source.edition import kept_marks, needs_translation
+from generator.source.edition import kept_marks, marks_lost, needs_translation
 from generator.source.game import Game
 from generator.source.project import Project
 from generator.source.yamlsrc import line_at
@@ -75,17 +75,10 @@ def translation_checks(project: Project, game: Game) -> list[Problem]:
                 problems.append(Problem(project.display(path), line, f"{words[0]}({text!r}): no {game.language} "
                                         "translation under text:", f"add it to {game.catalogue}"))
             elif kept_marks(text) != kept_marks(game.text[text]):
-                problems.append(_marks_lost(game, text, f"{words[0]}({text!r})"))
+                problems.append(marks_lost(text, game.language, game.catalogue,
+                                           line_at(game.files.get(game.catalogue), ("text", text))[1],
+                                           f"{words[0]}({text!r})"))
     return list(dict.fromkeys(problems))        # (a text pieces.yaml prints too was checked with the data)
-
-
-def _marks_lost(game: Game, text: str, what: str) -> Problem:
-    """A translation that does not keep the {placeholders} and {{ expressions }} of its source, as
-    source/edition.py says it of the data's texts."""
-    names, expressions = kept_marks(text)
-    kept = ", ".join([f"{{{n}}}" for n in names] + expressions) or "no placeholders"
-    return Problem(game.catalogue, line_at(game.files.get(game.catalogue), ("text", text))[1],
-                   f"{what}: the {game.language} text must keep {kept} as the source has them", "translate only the words")
 
 
 def template_strings(project: Project, game: Game) -> list[str]:

@@ -368,21 +368,10 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
                 line = game.files[file][key][card.index].line_of(name)
                 # a card kept in a spreadsheet is located in it (card.file), not in its deck file; an
                 # edition's text the catalogue gives, at its entry there
-                where = _translated_at(game, card, name) or (card.file or file, line)
+                where = (game.catalogue, card.translated_at[name]) if name in card.translated_at else \
+                    (card.file or file, line)
                 problems += _field_text_problems(card, name, field.type, value, assets, *where)
     return problems
-
-
-def _translated_at(game: Game, card, name: str) -> tuple[str, int | None] | None:
-    """Where the catalogue gives this edition's text of a card's field, when it does."""
-    if card.text_at is None:
-        return None
-    raw = game.files.get(game.catalogue)
-    entry = ((raw or {}).get("cards") or {}).get(card.deck) or {}
-    fields = entry.get(card.id) if isinstance(entry, dict) else None
-    if not isinstance(fields, dict) or fields.get(name) is None:
-        return None
-    return game.catalogue, line_at(raw, ("cards", card.deck, card.id, name))[1]
 
 
 def _table_fields(game: Game, table_id: str) -> dict:

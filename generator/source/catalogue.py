@@ -150,8 +150,10 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
         added += "keywords" not in old
     # A card text the catalogue translates and a spreadsheet's `field@lang` column now gives too: the
     # catalogue's wins (source/edition.py), so the translator's text stays.
+    from_sheets = {(c.deck, c.id): c.translations[lang] for d in game.decks.values() for c in d.cards
+                   if c.translations.get(lang)}
     for key, value in _leaves(old.get("cards"), ("cards",), 3):
-        if _given(value) and key[3] in (_spreadsheet_texts(game, key[1], key[2], lang) or ()):
+        if _given(value) and key[3] in from_sheets.get((key[1], key[2]), ()):
             new.setdefault("cards", {}).setdefault(key[1], {}).setdefault(key[2], {})[key[3]] = value
     # A translated text the data does not show may be a value a template or rules.py passes to _()
     # (an enum's value, a name rules.py makes): no reading of the data finds those, so it stays.
@@ -161,13 +163,6 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     new["review"] = [r for r in dict.fromkeys(review) if r in names]
     new["sources"] = {k: v for k, v in sorted(sources.items()) if k in names}
     return Merged(new, added, new["review"], gone)
-
-
-def _spreadsheet_texts(game: Game, deck_id: str, card_id: str, lang: str) -> dict | None:
-    """The texts a card's spreadsheet row gives in `lang` (its `field@lang` cells), if any."""
-    deck = game.decks.get(deck_id)
-    card = next((c for c in deck.cards if c.id == card_id), None) if deck is not None else None
-    return card.translations.get(lang) if card is not None else None
 
 
 def _given(value) -> bool:

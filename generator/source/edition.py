@@ -82,6 +82,13 @@ def kept_marks(text: str) -> tuple[list[str], list[str]]:
     return sorted(PLACEHOLDER.findall(EXPRESSION.sub("", text))), sorted(EXPRESSION.findall(text))
 
 
+def marks_lost(source: str, lang: str, file: str, line: int | None, what: str) -> Problem:
+    """A translation that does not keep its source's {placeholders} and {{ expressions }} (kept_marks)."""
+    names, expressions = kept_marks(source)
+    kept = ", ".join([f"{{{n}}}" for n in names] + expressions) or "no placeholders"
+    return Problem(file, line, f"{what}: the {lang} text must keep {kept} as the source has them", "translate only the words")
+
+
 class Overlay:
     """Lays one catalogue over a loaded source game, noting what it lacks."""
 
@@ -119,11 +126,8 @@ class Overlay:
 
     def check_marks(self, source: str, found: str, loc: tuple | None, what: str) -> None:
         if kept_marks(source) != kept_marks(found):
-            line = line_at(self.raw, loc)[1] if loc else None
-            names, expressions = kept_marks(source)
-            kept = ", ".join([f"{{{n}}}" for n in names] + expressions) or "no placeholders"
-            self.missing.append(Problem(self.display, line, f"{what}: the {self.lang} text must keep {kept} "
-                                        "as the source has them", "translate only the words"))
+            self.missing.append(marks_lost(source, self.lang, self.display, line_at(self.raw, loc)[1] if loc else None,
+                                           what))
 
     # --- the parts of a game ------------------------------------------------------------
     def spec(self):
@@ -187,7 +191,7 @@ class Overlay:
         # the catalogue's text, else the spreadsheet's `field@lang` column
         catalogued = {k: v for k, v in self.cat.cards.get(deck.id, {}).get(card.id, {}).items() if v is not None}
         given = {**card.translations.get(self.lang, {}), **catalogued}
-        text_at = None
+        text_at, translated_at = None, {}
         fields = dict(card.fields)
         for name in sorted(texts):
             value = card.fields.get(name)
@@ -204,7 +208,8 @@ class Overlay:
             fields[name] = found
             if name in catalogued:
                 text_at = (self.display, line_at(self.raw, ("cards", deck.id, card.id))[1])
-        return replace(card, fields=fields, text_at=text_at)
+                translated_at[name] = line_at(self.raw, ("cards", deck.id, card.id, name))[1]
+        return replace(card, fields=fields, text_at=text_at, translated_at=translated_at)
 
     def _unknown_cards(self, deck_id: str, cards: dict) -> None:
         deck = self.game.decks.get(deck_id)

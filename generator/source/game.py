@@ -23,6 +23,8 @@ class Card:
     # an edition's card whose text its catalogue gives: that entry (file, line), where a problem with
     # the text it prints is mended (the source row is where its data is)
     text_at: tuple[str, int | None] | None = field(default=None, repr=False, compare=False)
+    # and the catalogue's line of each field whose text it gives
+    translated_at: dict[str, int | None] = field(default_factory=dict, repr=False, compare=False)
     # "deck/card": made with the card (the sheets, the manifest and the records ask for every card;
     # a cached_property took a lock on each card's first ask)
     uid: str = field(init=False, repr=False, compare=False)

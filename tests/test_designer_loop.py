@@ -3,6 +3,7 @@ face rendered, every pack made in memory), a language without its rulebook, spre
 located in the spreadsheet, each error said once in a game of two languages."""
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -134,7 +135,8 @@ def fill(project: Path) -> None:
         if not line.startswith(" ") and stripped.endswith(":"):
             section = stripped[:-1]
         if stripped.startswith("# ") and not line.startswith("# yaml") and out and not out[-1].startswith("#"):
-            comment = stripped[2:]
+            # a source text of several lines has a comment line each
+            comment = f"{comment}\n{stripped[2:]}" if comment and out[-1].lstrip().startswith("# ") else stripped[2:]
         elif stripped.startswith("# "):
             comment = stripped[2:] if out and out[0].startswith("# yaml") and len(out) > 5 else None
         elif stripped.endswith(":") and comment is not None:
@@ -160,6 +162,7 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
                              "wrote cards/demo/rulebook/fr.md (the en rulebook, to translate in place)\n")
     text = (demo / "cards/demo/i18n/fr.yaml").read_text(encoding="utf-8")
     assert "    spark:\n      # **Draw** 1 card.\n      effect:\n      # Spark\n      name:\n" in text
+    assert "    lantern:\n      # **Score** {value}.\n      # Then Draw 1 card.\n      effect:\n" in text   # the CSV cell's line break
     assert "text:\n  Demo · Score board:\n  First to {{ derived.goal }} points wins:\n" in text
     listed = pnp(demo, "list", "demo")
     assert "  language fr: 0/16 card texts, 0/18 strings\n" in listed.output
@@ -586,6 +589,50 @@ def test_validate_preflights_every_pack_it_makes_in_memory(demo, monkeypatch):
     assert not (demo / "build/demo").exists() or not list((demo / "build/demo").glob("*.pdf"))
 
 
+def test_a_keyword_added_puts_the_translated_keywords_under_review(demo):
+    """The keywords are one entry, a list: a word added to game.yaml's list leaves the edition's list
+    as the translator wrote it, to check like any entry whose source changed."""
+    two_languages(demo)
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(demo)
+    edit(demo, "game.yaml", "keywords: [Draw, Score]", "keywords: [Draw, Score, Move]")
+    path = demo / "cards/demo/i18n/fr.yaml"
+    line = path.read_text(encoding="utf-8").splitlines().index("keywords: [Draw, Score]") + 1
+    valid = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
+    assert valid.exit_code == 0, valid.output
+    assert [n for n in lines(valid) if "note:" in n] == [
+        f"cards/demo/i18n/fr.yaml:{line}: note: review keywords: its source text changed since it was translated "
+        "(run ./pnp translate demo --lang fr to list it under review:)"]
+    again = pnp(demo, "translate", "demo", "--lang", "fr")
+    assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 0 to translate, 1 to review)\n"
+    text = path.read_text(encoding="utf-8")
+    assert "# [Draw, Score, Move]\nkeywords: [Draw, Score]\n" in text and "review:\n  - keywords\n" in text
+
+
+def test_a_card_no_pack_prints_needs_no_translation_to_build(demo):
+    """`copies: 0` is a card designed, not printed: its missing translation is a note at its catalogue
+    entry (still to do, so not counted translated), not a refusal, and the edition builds."""
+    two_languages(demo)
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(demo)
+    edit(demo, "cards.yaml", "copies: {2: 2, 3: 3}}\n  - {id: step", "copies: 0}\n  - {id: step")     # spark
+    edit(demo, "game.yaml", "actions: {count: 10}", "actions: {count: 8}")
+    edit(demo, "game.yaml", "actions: {count: 14}", "actions: {count: 11}")
+    edit(demo, "claims.yaml", "claimed: 14", "claimed: 11")
+    path = demo / "cards/demo/i18n/fr.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert '      name: "FR Spark"\n' in text
+    path.write_text(text.replace('      name: "FR Spark"\n', "      name:\n"), encoding="utf-8")
+    line = text.splitlines().index('      name: "FR Spark"') + 1
+    result = pnp(demo, "validate", "demo", "--lang", "fr", "--verbose")
+    assert result.exit_code == 0, result.output
+    assert lines(result) == [
+        f"cards/demo/i18n/fr.yaml:{line}: note: card 'actions/spark': name: no fr translation yet (no pack prints "
+        "the card: copies 0)", "demo: fr: 15/16 card texts, 18/18 strings", "demo (fr): valid (1 note)"]
+    built = pnp(demo, "build", "demo", "--lang", "fr", "--players", "2", "--paper", "a4")
+    assert built.exit_code == 0, built.output
+
+
 def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
     """Every entry of seven-nights' English catalogue is kept: those the data shows, and the values its
     templates pass to _() (which no reading of the data finds) under a comment saying so."""
@@ -684,12 +731,36 @@ def in_english_words(path: Path) -> None:
         after = next((n for n in lines[index + 1:] if n.strip() and not n.lstrip().startswith("#")), "")
         if key and not line.lstrip().startswith("#") and _indent(after) <= _indent(line) \
                 and key.group(2) not in ("review", "sources"):
-            above = lines[index - 1].strip()
-            source = above[2:] if above.startswith("# ") else key.group(2)
+            above = list(itertools.takewhile(lambda n: n.lstrip().startswith("# "), reversed(lines[:index])))
+            source = "\n".join(n.strip()[2:] for n in reversed(above)) if above else key.group(2)
             marks = re.findall(r"\{\{.*?\}\}|\{\w+\}", source)
             line += " [Draw, Score]" if key.group(2) == "keywords" else " " + json.dumps(" ".join(["Word", *marks]))
         out.append(line)
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_a_character_no_font_draws_in_a_translation_is_reported_at_its_catalogue_entry(tmp_path):
+    """A board label's and a reference card's translation (`text:` entries) with a character no bundled
+    font has: each said at the catalogue line the translator mends, not at the Chinese data's line."""
+    project = tmp_path / "zh-project"
+    assert pnp(project, "new", "demo", "--lang", "zh-Hans").exit_code == 0
+    edit(project, "game.yaml", "language: zh-Hans\n", "languages: [zh-Hans, en]\n")
+    assert pnp(project, "translate", "demo", "--lang", "en").exit_code == 0
+    catalogue = project / "cards/demo/i18n/en.yaml"
+    in_english_words(catalogue)
+    (project / "cards/demo/rulebook/en.md").write_text("# {{ game.title }}\n\nFirst to {{ derived.goal }} points.\n",
+                                                      encoding="utf-8")
+    text = catalogue.read_text(encoding="utf-8").splitlines()
+    board, card = text.index('  Demo · 计分板: "Word"') + 1, text.index('  打出 1 张行动牌并执行。: "Word"') + 1
+    missing = "character '\U00020000' (U+20000 CJK UNIFIED IDEOGRAPH-20000) is in no bundled font"
+    for line, what in ((board, f"piece score-board: text: {missing}"),
+                       (card, f"reference/turn (face): {missing} and has no icon")):
+        lines_now = list(text)
+        lines_now[line - 1] = lines_now[line - 1].replace('"Word"', '"Word \U00020000"')
+        catalogue.write_text("\n".join(lines_now) + "\n", encoding="utf-8")
+        result = pnp(project, "validate", "demo", "--lang", "en")
+        assert result.exit_code == 1, result.output
+        assert lines(result) == [f"cards/demo/i18n/en.yaml:{line}: {what}"]
 
 
 def test_english_added_to_a_chinese_scaffold_prints_no_chinese_on_its_cards(tmp_path):

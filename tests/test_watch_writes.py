@@ -138,3 +138,27 @@ def test_a_save_while_the_first_build_runs_is_built_once_the_watch_starts(tmp_pa
     assert " — 1 face re-rendered: people/smith (face)" in said[4] and said[5].startswith("watching "), said
     assert "Smyth" in document_text(project.build / GAME / "inputs-2p-a4.pdf")
 
+
+
+def test_a_save_that_leaves_a_translation_to_review_says_so_once(tmp_path):
+    """A card's Chinese text edited while the English edition is watched: the watch says the warning
+    `pnp build` says (the edition prints the old translation), once though two builds make it."""
+    from tests.conftest import pnp
+    from tests.test_languages import GAME as BILINGUAL, bilingual_project
+    root = bilingual_project(tmp_path / "project")
+    assert pnp(root, "translate", BILINGUAL, "--lang", "en").exit_code == 0      # records each entry's source
+    project = Project.at(root)
+    isolate_fonts(project)
+    said: list[str] = []
+    watcher = Watcher(project, [BILINGUAL], [3], ["a4", "letter"], PrintOptions(), 1, say=said.append,
+                      lang="en")
+    watcher.rebuild([BILINGUAL], changed=False)
+    assert not [line for line in said if line.startswith("warning: ")], said
+    goods = root / f"cards/{BILINGUAL}/goods.yaml"
+    goods.write_text(goods.read_text(encoding="utf-8").replace("name: 福袋,", "name: 福袋子,"), encoding="utf-8")
+    said.clear()
+    watcher.rebuild([BILINGUAL])
+    assert [line for line in said if line.startswith("warning: ")] == [
+        f"warning: {BILINGUAL} (en): 1 translation to review: the source text changed since, and this edition "
+        f"prints the old translation until it is updated (./pnp validate {BILINGUAL} --lang en --verbose lists them)"]
+    assert said[0] == f"{BILINGUAL}: changed; rebuilding the 3p a4 pack (en) first, then the rest", said

@@ -87,6 +87,14 @@ def template_strings(project: Project, game: Game) -> list[str]:
                               for _, text in template_literals(path, words)))
 
 
+REVIEW = "review "      # how a note of an entry to review starts
+
+
+def to_review(problems: list[Problem]) -> list[Problem]:
+    """The notes of entries to review (not, say, a text of a card no pack prints, still to translate)."""
+    return [p for p in problems if p.note and p.message.startswith(REVIEW)]
+
+
 def review_notes(project: Project, game: Game) -> list[Problem]:
     """The edition's entries to review (validate counts them, --verbose lists them): those its
     catalogue lists under `review:`, and those whose source text changed since `pnp translate`
@@ -96,14 +104,14 @@ def review_notes(project: Project, game: Game) -> list[Problem]:
     if game.is_source or not isinstance(raw, dict):
         return []
     listed = [r for r in raw.get("review") or [] if isinstance(r, str)]
-    notes = [Problem(game.catalogue, line_at(raw, ("review", i))[1], f"review {name}: its source text changed "
+    notes = [Problem(game.catalogue, line_at(raw, ("review", i))[1], f"{REVIEW}{name}: its source text changed "
                      "since it was translated; check the translation, then delete this line") for i, name in
              enumerate(listed)]
     recorded = raw.get("sources") or {}
     for entry in entries(game.origin, template_strings(project, game), game.language):
         known = recorded.get(entry.name) if isinstance(recorded, dict) else None
         if known is not None and known != source_hash(entry.source) and entry.name not in listed:
-            notes.append(Problem(game.catalogue, line_at(raw, entry.key)[1], f"review {entry.name}: "   # the entry
+            notes.append(Problem(game.catalogue, line_at(raw, entry.key)[1], f"{REVIEW}{entry.name}: "   # the entry
                                  f"its source text changed since it was translated (run ./pnp translate "
                                  f"{game.id} --lang {game.language} to list it under review:)"))
     return [replace(n, note=True) for n in notes]

@@ -270,7 +270,7 @@ def list_games(ctx, game, lang, project_dir):
 def _completeness(project, game) -> list[str]:
     """"en: 42/42 card texts, 134/134 strings, 2 to review" for each language the data is not
     written in (its catalogue laid over the data; a language without one says so)."""
-    from generator.check.translations import coverage_line, translation_checks
+    from generator.check.translations import coverage_line, to_review, translation_checks
     from generator.source.load import load_game
     out = []
     for lang in game.languages[1:]:
@@ -279,7 +279,7 @@ def _completeness(project, game) -> list[str]:
         except PnpError as exc:
             out.append(f"{lang}: {exc.problems[0].message}")
             continue
-        review = [p for p in translation_checks(project, edition) if p.note]
+        review = to_review(translation_checks(project, edition))
         out.append(coverage_line(edition) + (f", {len(review)} to review" if review else ""))
     return out
 
@@ -327,7 +327,7 @@ def validate(ctx, game, lang, verbose, jobs, project_dir):
 
     Every edition's faces are rendered (into the cache the build then uses), every board, piece
     and rulebook expression evaluated, every pack made in memory."""
-    from generator.check.translations import coverage_line
+    from generator.check.translations import coverage_line, to_review
     from generator.sheets.kit import check_build, editions
     project, assets = _open(ctx, project_dir)
     failed, said = False, set()
@@ -360,7 +360,8 @@ def validate(ctx, game, lang, verbose, jobs, project_dir):
             for note in notes if verbose else []:
                 click.echo(str(note))
             if not checked.game.is_source:
-                review = f", {len(notes)} to review" if notes else ""
+                review = to_review(notes)
+                review = f", {len(review)} to review" if review else ""
                 click.echo(f"{game_id}: {coverage_line(checked.game)}{review}")
             more = "" if verbose or not notes else "; --verbose lists them"
             click.echo(f"{label}: valid ({count(len(notes), 'note')}{more})")

@@ -136,7 +136,17 @@ class Watcher:
         standard = [p.players for p in packs or [] if not p.optional]
         return min(standard) if standard else 1
 
-    def look_first(self, game_id: str, first: tuple[int, str, str, bool]) -> tuple[list[str], JustWritten | None]:
+    def warnings(self, said: set) -> Callable[[str], None]:
+        """What a build says that the watch passes on: its warnings (a translation to review, a coarse
+        picture), each once a save though the first pack and the rest both build the edition."""
+        def say(line: str) -> None:
+            if line.startswith("warning: ") and line not in said:
+                said.add(line)
+                self.say(line)
+        return say
+
+    def look_first(self, game_id: str, first: tuple[int, str, str, bool],
+                   say: Callable[[str], None]) -> tuple[list[str], JustWritten | None]:
         """The pack the designer looks at, and a proof (--only) of each card it drew anew: said
         at once, built before the rest. A mistake in the data is said here, once, by the rest.
         Returns the faces drawn anew (the rest finds them in the cache) and the pack written (the
@@ -150,7 +160,7 @@ class Watcher:
             with reads.recording() as log:
                 assets = Assets(self.project)       # (what it reads is the watch stamp's too)
                 files, fresh = build_game(self.project, assets, game_id, self.players if whole else [players],
-                                          self.papers if whole else [paper], say=lambda line: None,
+                                          self.papers if whole else [paper], say=say,
                                           options=self.options, jobs=self.jobs, lang=lang)
             just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files))
             cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
@@ -183,16 +193,16 @@ class Watcher:
                 self.say(f"{game_id}: up to date")
                 continue
             first = self.first(game_id) if changed else None
-            drawn, just = [], None
+            drawn, just, say = [], None, self.warnings(set())
             if first:
-                drawn, just = self.look_first(game_id, first)
+                drawn, just = self.look_first(game_id, first, say)
             else:
                 self.say(f"{game_id}: building every pack{'' if changed else ' before the watch starts'} …")
             try:
                 if just is not None and first[3]:     # the first pack was the whole build: nothing is left
                     written, fresh, read = list(just.files), [], {}
                 else:
-                    written, fresh, read = self._rest(game_id, just)
+                    written, fresh, read = self._rest(game_id, just, say)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
@@ -211,7 +221,8 @@ class Watcher:
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; "
                      f"wrote {', '.join(rest) or 'nothing more'}")
 
-    def _rest(self, game_id: str, just: JustWritten | None) -> tuple[list[str], list[str], dict]:
+    def _rest(self, game_id: str, just: JustWritten | None,
+              say: Callable[[str], None]) -> tuple[list[str], list[str], dict]:
         """Every edition as pnp build makes it, but what `just` wrote: the files written, the faces
         drawn and the files read (with their hashes)."""
         with reads.recording() as log:
@@ -219,8 +230,7 @@ class Watcher:
             written, fresh = [], []
             for lang in self.languages(game_id):      # every language, as pnp build
                 files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
-                                          say=lambda line: None, options=self.options, jobs=self.jobs,
-                                          lang=lang, just=just)
+                                          say=say, options=self.options, jobs=self.jobs, lang=lang, just=just)
                 written, fresh = written + files, fresh + faces
         return written, fresh, dict(log.files)
 

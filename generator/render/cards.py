@@ -462,8 +462,8 @@ class CardRenderer:
                                    f"translate them under text: in {self.game.catalogue}"))
         missing = self.assets.missing(printed, icons=False)
         if missing:
-            raise PnpError([Problem(*face.source, f"{face.label}: character {describe_char(c)} is in no bundled "
-                                    "font and has no icon") for c in missing])
+            raise PnpError([Problem(*(self.game.translated_at(c) or face.source), f"{face.label}: character "
+                                    f"{describe_char(c)} is in no bundled font and has no icon") for c in missing])
         return html
 
     def _printed(self, html: str) -> str:

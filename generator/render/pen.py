@@ -46,7 +46,9 @@ _drawings: dict = {}       # an icon file and its hash -> (svglib's drawing, has
 
 
 class GlyphError(ValueError):
-    pass
+    def __init__(self, message: str, char: str | None = None):
+        super().__init__(message)
+        self.char = char            # the character no bundled font draws, when that is the fault
 
 
 def register_fonts(assets: Assets) -> None:
@@ -248,7 +250,7 @@ class Pen:
                     continue
                 family = self.assets.font_for(char)
                 if family is None:
-                    raise GlyphError(f"character {describe_char(char)} is in no bundled font")
+                    raise GlyphError(f"character {describe_char(char)} is in no bundled font", char)
                 name = self._font_name(family, bold)
                 if out and out[-1][0] == name:
                     out[-1] = (name, out[-1][1] + char)

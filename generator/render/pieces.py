@@ -258,8 +258,10 @@ class PieceDrawer:
                 _inside(pen.drawn, w, h)
             except (ExprError, GlyphError, DrawError, TypeError, ValueError, KeyError) as exc:
                 at = getattr(exc, "at", ())
-                raise PnpError(Problem(self.file, piece_line(self.game, piece.id, key, index, *at),
-                                       f"piece {piece.id}: {element.type}: {exc}")) from None
+                where = (self.file, piece_line(self.game, piece.id, key, index, *at))
+                if isinstance(exc, GlyphError) and exc.char:       # a translation's character: at its entry
+                    where = self.game.translated_at(exc.char) or where
+                raise PnpError(Problem(*where, f"piece {piece.id}: {element.type}: {exc}")) from None
         pen.drawn = None
         self._cut_line(pen, piece, w, h)
 

@@ -63,12 +63,13 @@ def check_loaded(project: Project, assets: Assets, game: Game, templates: bool =
 
 
 def face_checks(project: Project, assets: Assets, game: Game) -> list[Problem]:
-    """Every card's templates run in this edition (no WeasyPrint): a `_()` of a value the
-    catalogue lacks, e.g. an enum value, is reported at its template line."""
+    """Every printed card's templates run in this edition (no WeasyPrint): a `_()` of a value the
+    catalogue lacks, e.g. an enum value, is reported at its template line. A card no pack prints
+    (`copies: 0`) is not drawn by a build, so not here either (its missing translation is a note)."""
     renderer = CardRenderer(project, assets.edition(game.spec.language), game)
     problems, seen = [], set()
     for deck in game.decks.values():
-        for card in deck.cards:
+        for card in filter(lambda card: card.printed, deck.cards):
             for side in ("face", "back") if deck.spec.back else ("face",):
                 try:
                     renderer.face(deck, card, side)

@@ -73,6 +73,8 @@ def entries(game: Game, literals: list[str], lang: str | None = None) -> list[En
                  if f.get("type") in ("text", "rich")] for t, rows in game.tables.items()}
     texts += [row.fields[n] for t, rows in game.tables.items() for row in rows for n in kinds[t] if n in row.fields]
     out += [Entry(("text", t), t) for t in dict.fromkeys(texts) if wanted(t)]
+    if spec.keywords:       # one entry, a list: its source is the list as the catalogue writes one
+        out.append(Entry(("keywords",), _scalar([str(k) for k in spec.keywords])))
     return out
 
 
@@ -132,7 +134,10 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
                     review.append(entry.name)
         else:
             value = _get(old, entry.key)
-            value = value if _given(value) else None
+            if entry.key == ("keywords",):      # a list (an edition may style no word: [])
+                value = [str(k) for k in value] if isinstance(value, list) else None
+            elif not _given(value):
+                value = None
             if value is None:       # a card or piece given a new id: its text, while its source is the same
                 value = renamed.get(entry.key)
             recorded = sources.get(entry.name)
@@ -144,10 +149,6 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
         for part in entry.key[:-1]:
             node = node.setdefault(part, {})
         node[entry.key[-1]] = value
-    if game.spec.keywords:      # one entry (validate counts it as a string)
-        kept = old.get("keywords")
-        new["keywords"] = [str(k) for k in kept] if isinstance(kept, list) else None
-        added += "keywords" not in old
     # A card text the catalogue translates and a spreadsheet's `field@lang` column now gives too: the
     # catalogue's wins (source/edition.py), so the translator's text stays.
     from_sheets = {(c.deck, c.id): c.translations[lang] for d in game.decks.values() for c in d.cards
@@ -256,7 +257,7 @@ def render(merged: dict, game: Game, wanted: list[Entry], command: str, kept: li
     for key, value in merged.items():
         if key in ("review", "sources"):
             continue
-        _emit(lines, (key,), value, 0, source, game, kept[0] if kept else None)
+        _emit(lines, (key,), value, 0, source, kept[0] if kept else None)
     lines.append("review:" + ("" if merged["review"] else " []"))
     lines += [f"  - {_scalar(r)}" for r in merged["review"]]
     lines.append("sources:" + ("" if merged["sources"] else " {}"))
@@ -264,8 +265,7 @@ def render(merged: dict, game: Game, wanted: list[Entry], command: str, kept: li
     return "\n".join(lines) + "\n"
 
 
-def _emit(lines: list[str], key: tuple, value: Any, depth: int, source: dict, game: Game,
-          first_kept: str | None = None) -> None:
+def _emit(lines: list[str], key: tuple, value: Any, depth: int, source: dict, first_kept: str | None = None) -> None:
     pad = "  " * depth
     name = _scalar(key[-1])
     if isinstance(value, dict):
@@ -274,12 +274,10 @@ def _emit(lines: list[str], key: tuple, value: Any, depth: int, source: dict, ga
             if key == ("text",) and sub == first_kept:
                 lines.append(f"{pad}  # Not in the data as ./pnp translate reads it (a value a template or "
                              "rules.py passes to _()?): kept. Delete what no card prints.")
-            _emit(lines, key + (sub,), item, depth + 1, source, game)
+            _emit(lines, key + (sub,), item, depth + 1, source)
         return
-    if key in source and key[0] != "text":
-        lines.append(f"{pad}# {' '.join(source[key].split())}")
-    elif key == ("keywords",):
-        lines.append(f"{pad}# {_scalar([str(k) for k in game.spec.keywords])}")
+    if key in source and key[0] != "text":      # a text of several lines: a comment line each, as it prints
+        lines += [f"{pad}# {line}".rstrip() for line in source[key].splitlines() or [""]]
     lines.append(f"{pad}{name}:" + ("" if value is None else f" {_scalar(value)}"))
 
 

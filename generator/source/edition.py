@@ -202,7 +202,12 @@ class Overlay:
             where = f"card '{card.uid}': {name}"
             if found is None:
                 line = self.game.files[deck.file]["cards"][card.index].line_of(name)
-                self.lack(card.file, line, where)      # a spreadsheet row: the spreadsheet
+                if card.printed:
+                    self.lack(card.file, line, where)      # a spreadsheet row: the spreadsheet
+                else:       # designed, not printed (copies: 0): a note at its catalogue entry, to do
+                    self.missing.append(Problem(self.display, line_at(self.raw, ("cards", deck.id, card.id, name))[1],
+                                                f"{where}: no {self.lang} translation yet (no pack prints the "
+                                                "card: copies 0)", note=True))
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
             fields[name] = found

@@ -32,6 +32,11 @@ class Card:
     def __post_init__(self):
         self.uid = f"{self.deck}/{self.id}"
 
+    @property
+    def printed(self) -> bool:
+        """False for a card designed but in no pack (`copies: 0`, or 0 for every player count)."""
+        return any(self.copies.values()) if isinstance(self.copies, dict) else self.copies > 0
+
     def copies_for(self, players: int) -> int:
         if isinstance(self.copies, dict):
             return self.copies.get(players, 0)
@@ -133,6 +138,27 @@ class Game:
         looks up in the catalogue (none in the source edition)."""
         from generator.source.edition import script_runs
         return [] if self.is_source else script_runs(printed, self.languages[0], self.language)
+
+    def translated_at(self, char: str) -> tuple[str, int | None] | None:
+        """In an edition, the catalogue entry whose translation holds `char` (the first, in file order):
+        where a character no bundled font draws came from and is mended, rather than the source line
+        of the card or piece that printed it. None in the source edition or when no entry holds it."""
+        from generator.source.yamlsrc import line_at
+        raw = None if self.is_source else self.files.get(self.catalogue)
+
+        def find(node, path: tuple):
+            if isinstance(node, str):
+                return path if char in node else None
+            items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+            for key, child in items:
+                if path == () and key in ("review", "sources"):
+                    continue
+                found = find(child, path + (key,))
+                if found is not None:
+                    return found
+            return None
+        path = find(raw, ()) if isinstance(raw, dict) else None
+        return None if path is None else (self.catalogue, line_at(raw, path)[1])
 
     def translate(self, text: Any) -> Any:
         """`_` in templates: a source-language string in this edition's language. A string

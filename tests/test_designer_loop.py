@@ -740,8 +740,9 @@ def in_english_words(path: Path) -> None:
 
 
 def test_a_character_no_font_draws_in_a_translation_is_reported_at_its_catalogue_entry(tmp_path):
-    """A board label's and a reference card's translation (`text:` entries) with a character no bundled
-    font has: each said at the catalogue line the translator mends, not at the Chinese data's line."""
+    """A board label's, a reference card's (`text:` entries) and the subtitle's translation with a character
+    no bundled font has: each said at the catalogue line the translator mends, not at the Chinese data's
+    line or the engine's page 1 template."""
     project = tmp_path / "zh-project"
     assert pnp(project, "new", "demo", "--lang", "zh-Hans").exit_code == 0
     edit(project, "game.yaml", "language: zh-Hans\n", "languages: [zh-Hans, en]\n")
@@ -752,15 +753,20 @@ def test_a_character_no_font_draws_in_a_translation_is_reported_at_its_catalogue
                                                       encoding="utf-8")
     text = catalogue.read_text(encoding="utf-8").splitlines()
     board, card = text.index('  Demo · 计分板: "Word"') + 1, text.index('  打出 1 张行动牌并执行。: "Word"') + 1
+    subtitle = text.index('subtitle: "Word"') + 1                          # printed by page 1 only
     missing = "character '\U00020000' (U+20000 CJK UNIFIED IDEOGRAPH-20000) is in no bundled font"
     for line, what in ((board, f"piece score-board: text: {missing}"),
-                       (card, f"reference/turn (face): {missing} and has no icon")):
+                       (card, f"reference/turn (face): {missing} and has no icon"),
+                       (subtitle, f"page 1: {missing}")):
         lines_now = list(text)
         lines_now[line - 1] = lines_now[line - 1].replace('"Word"', '"Word \U00020000"')
         catalogue.write_text("\n".join(lines_now) + "\n", encoding="utf-8")
         result = pnp(project, "validate", "demo", "--lang", "en")
         assert result.exit_code == 1, result.output
         assert lines(result) == [f"cards/demo/i18n/en.yaml:{line}: {what}"]
+    (project / "cards/demo/rulebook/en.md").write_text("# {{ game.title }}\n\n{{ game.subtitle }}\n", encoding="utf-8")
+    result = pnp(project, "validate", "demo", "--lang", "en")            # the rulebook prints it too
+    assert lines(result) == [f"cards/demo/i18n/en.yaml:{subtitle}: {missing} and has no icon"], result.output
 
 
 def test_english_added_to_a_chinese_scaffold_prints_no_chinese_on_its_cards(tmp_path):

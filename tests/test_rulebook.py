@@ -237,7 +237,7 @@ def test_a_tag_on_a_paragraphs_second_line_is_said_at_that_line():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("x" * 400, "cards/night-market/rulebook/zh-Hans.md: rulebook page 1: the text “xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx” "
+    ("x" * 400, "cards/night-market/rulebook/zh-Hans.md:3: rulebook page 1: the text “xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx” "
                 "runs outside the page's safe area"),
     ("埃及 𓀀 文", "cards/night-market/rulebook/zh-Hans.md:3: character"),
 ])

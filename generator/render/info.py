@@ -13,7 +13,7 @@ import pikepdf
 from jinja2 import TemplateError
 
 from generator import __version__
-from generator.source.assets import Assets
+from generator.source.assets import Assets, describe_char
 from generator.source.context import game_context
 from generator.check.expr import LimitError, guarded
 from generator.fingerprint import engine_fingerprint
@@ -23,7 +23,8 @@ from generator.pdfbytes import open_pdf
 from generator.source.game import Game
 from generator.geometry import PAPERS
 from generator.source.project import Project
-from generator.render.html import captured_warnings, fenced_fetcher, jinja_env, path_free_pictures, serious_warnings
+from generator.render.html import (captured_warnings, fenced_fetcher, jinja_env, path_free_pictures, printed_text,
+                                   serious_warnings)
 
 
 def _sections(sections) -> list[dict]:
@@ -69,11 +70,21 @@ class InfoPage:
         if serious:
             # a game's own info.html is what shows pictures and icons; the base page shows neither
             page = self.project.display(self.own) if self.own else "templates/base/info.html"
-            raise PnpError([Problem(page, None, m) for m in serious])
+            raise PnpError(self._translated_glyphs(html) or [Problem(page, None, m) for m in serious])
         # what the page showed besides its HTML (a game's info.html may show icons and pictures)
         self.last_key = self.cache.put(direct, {relative_name(self.project.root, p): sha
                                                 for p, sha in fetcher.fetched.items()}, data)
         return open_pdf(data)
+
+    def _translated_glyphs(self, html: str) -> list[Problem]:
+        """A character no bundled font draws that a translation gave (the title, a supply, a
+        `game_text`): at its catalogue entry, where it is mended, rather than at the page's template."""
+        out = []
+        for char in self.assets.missing(printed_text(html), icons=False):
+            where = self.game.translated_at(char)
+            if where:
+                out.append(Problem(*where, f"page 1: character {describe_char(char)} is in no bundled font"))
+        return out
 
     def stored_key(self, pack, paper: str, layout: dict, options) -> str | None:
         """The store's key of page 1 as it would be drawn over `layout` today, if the store has

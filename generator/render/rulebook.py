@@ -300,7 +300,8 @@ class RulebookRenderer:
                                          url_fetcher=fenced_fetcher(self.project.readable_roots())).render(
                 font_config=self._fonts())
         problems = [Problem(self.book.display, None, m) for m in serious_warnings(warnings, self.project.display)]
-        problems += [Problem(self.book.display, None, m) for m in outside_safe_area(document)]
+        problems += [Problem(self.book.display, _line_with(self.book.source, text), m)
+                     for m, text in outside_safe_area(document)]
         if problems:
             raise PnpError(problems)
         return document
@@ -317,9 +318,14 @@ class RulebookRenderer:
     def _check_glyphs(self, text: RulebookText) -> None:
         missing = self.assets.missing(text.printed, icons=True)
         if missing:
-            raise PnpError([Problem(self.book.display, _line_of(self.book.source, c),
-                                    f"character {describe_char(c)} is in no bundled font and has no icon")
-                            for c in missing])
+            raise PnpError([Problem(*self._written_at(c), f"character {describe_char(c)} is in no bundled font "
+                                    "and has no icon") for c in missing])
+
+    def _written_at(self, char: str) -> tuple[str, int | None]:
+        """Where a character the rulebook prints is written: its line in the rulebook, else (a value an
+        expression printed, e.g. the title) the catalogue entry that gives it in a translated edition."""
+        line = _line_of(self.book.source, char)
+        return (self.book.display, line) if line else self.game.translated_at(char) or (self.book.display, None)
 
     # --- the cache ---------------------------------------------------------------------------------
     def _key(self, html: str, figures) -> str:
@@ -363,8 +369,18 @@ def _line_of(source: str, char: str) -> int | None:
     return None
 
 
-def outside_safe_area(document, tolerance: float = 0.5) -> list[str]:
-    """A line, image or table that runs past the page's margins (its safe area), page by page."""
+def _line_with(source: str, text: str) -> int | None:
+    """The rulebook line that writes out `text` (its longest word, for a text the layout broke or
+    cut short): where a line that runs off the page is mended. None for a text an expression made."""
+    words = sorted(text.split(), key=len, reverse=True)
+    if not words or len(words[0]) < 4:
+        return None
+    return next((n for n, line in enumerate(source.splitlines(), 1) if words[0] in line), None)
+
+
+def outside_safe_area(document, tolerance: float = 0.5) -> list[tuple[str, str]]:
+    """A line, image or table that runs past the page's margins (its safe area), page by page: each
+    message with the text it holds."""
     from weasyprint.formatting_structure import boxes
     found = []
     for number, page in enumerate(document.pages, 1):
@@ -377,8 +393,9 @@ def outside_safe_area(document, tolerance: float = 0.5) -> list[str]:
                 continue
             x, y, w, h = _extent(child)
             if x < left - tolerance or y < top - tolerance or x + w > right + tolerance or y + h > bottom + tolerance:
-                found.append(f"rulebook page {number}: {_what(child)} runs outside the page's safe area "
-                             f"({(x + w - right) * PX:+.1f} mm right, {(y + h - bottom) * PX:+.1f} mm below)")
+                found.append((f"rulebook page {number}: {_what(child)} runs outside the page's safe area "
+                              f"({(x + w - right) * PX:+.1f} mm right, {(y + h - bottom) * PX:+.1f} mm below)",
+                              _text(child)))
     return found
 
 
@@ -395,6 +412,10 @@ def _extent(box) -> tuple[float, float, float, float]:
     return box.position_x, box.position_y, box.margin_width(), box.margin_height()
 
 
+def _text(box) -> str:
+    return "".join(getattr(b, "text", "") for b in box.descendants())
+
+
 def _what(box) -> str:
-    text = "".join(getattr(b, "text", "") for b in box.descendants())[:30]
+    text = _text(box)[:30]
     return f"the text “{text}”" if text else type(box).__name__.replace("Box", "").lower()

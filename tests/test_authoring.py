@@ -4,6 +4,7 @@ models and accept every shipped file."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -30,7 +31,8 @@ def test_new_game_validates_and_builds_as_created(tmp_path):
     project = tmp_path / "fresh"                    # an empty folder: fonts and icons come along
     result = pnp(project, "new", "river-crossing", "--title", "过河")
     assert result.exit_code == 0, result.output
-    assert "river-crossing: ready" in result.output
+    assert f"{project}/: a new project with the game river-crossing. Next: cd {project}, then" in result.output
+    assert (project / ".gitignore").read_text() == "build/\n" and os.access(project / "pnp", os.X_OK)   # made whole
     for name in ("game.yaml", "cards.yaml", "reference.yaml", "pieces.yaml", "claims.yaml", "rules.py", "goods.yaml",
                  "goods.csv", "art/lantern.png"):
         assert (project / "cards/river-crossing" / name).is_file()

@@ -102,6 +102,21 @@ def test_a_csv_cards_translation_error_names_the_csv_row(demo):
     assert not [line for line in lines(result) if line.startswith("cards/demo/goods.yaml:") and "goods/" in line]
 
 
+def test_a_word_too_long_for_the_card_is_said_at_the_card_not_by_the_packs_preflight(demo):
+    """A name in a box that neither wraps nor clips it runs past the card's safe area: said when the face
+    is drawn, at the card's line, before any sheet (preflight found its glyphs over the next card)."""
+    edit(demo, "cards.yaml", "name: {type: text, max_length: 14}", "name: {type: text}")
+    edit(demo, "cards.yaml", "name: Spark,", "name: Supercalifragilisticexpialidocious,")
+    rows = (demo / "cards/demo/cards.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, row in enumerate(rows, 1) if "id: spark" in row)
+    for command in (("validate", "demo"), ("build", "demo", "--only", "actions/spark")):
+        result = pnp(demo, *command)
+        assert result.exit_code == 1, result.output
+        assert lines(result) == [
+            f"cards/demo/cards.yaml:{line}: actions/spark (face): the text “Supercalifragilisticexpialidocious” runs "
+            "past the card's 3 mm safe area in demo/card.html (hint: shorten the text, or let its box wrap it)"], command
+
+
 def test_a_csv_cards_data_error_names_the_csv_row(demo):
     edit(demo, "goods.csv", "silk,Silk,2,,", "silk,Silk,2,{nope},")
     result = pnp(demo, "validate", "demo")
@@ -589,6 +604,20 @@ def test_validate_preflights_every_pack_it_makes_in_memory(demo, monkeypatch):
     assert not (demo / "build/demo").exists() or not list((demo / "build/demo").glob("*.pdf"))
 
 
+def test_a_translated_one_line_text_with_a_line_break_is_refused_as_the_source_would_be(demo):
+    two_languages(demo)
+    assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(demo)
+    path = demo / "cards/demo/i18n/fr.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('      name: "FR Spark"\n', '      name: "FR\\nSpark"\n'), encoding="utf-8")
+    line = text.splitlines().index('      name: "FR Spark"') + 1
+    result = pnp(demo, "validate", "demo", "--lang", "fr")
+    assert result.exit_code == 1
+    assert lines(result) == [f"cards/demo/i18n/fr.yaml:{line}: card 'actions/spark': name: expected one line of text "
+                             "(use a 'rich' field for paragraphs)"]
+
+
 def test_a_keyword_added_puts_the_translated_keywords_under_review(demo):
     """The keywords are one entry, a list: a word added to game.yaml's list leaves the edition's list
     as the translator wrote it, to check like any entry whose source changed."""
@@ -631,6 +660,8 @@ def test_a_card_no_pack_prints_needs_no_translation_to_build(demo):
         "the card: copies 0)", "demo: fr: 15/16 card texts, 18/18 strings", "demo (fr): valid (1 note)"]
     built = pnp(demo, "build", "demo", "--lang", "fr", "--players", "2", "--paper", "a4")
     assert built.exit_code == 0, built.output
+    again = pnp(demo, "translate", "demo", "--lang", "fr")           # the empty entry is not a new one
+    assert again.output == "wrote cards/demo/i18n/fr.yaml (0 new entries, 1 to translate, 0 to review)\n"
 
 
 def test_translate_keeps_a_shipped_catalogue_whole(tmp_path):
@@ -767,6 +798,33 @@ def test_a_character_no_font_draws_in_a_translation_is_reported_at_its_catalogue
     (project / "cards/demo/rulebook/en.md").write_text("# {{ game.title }}\n\n{{ game.subtitle }}\n", encoding="utf-8")
     result = pnp(project, "validate", "demo", "--lang", "en")            # the rulebook prints it too
     assert lines(result) == [f"cards/demo/i18n/en.yaml:{subtitle}: {missing} and has no icon"], result.output
+
+
+def test_a_proof_of_a_card_no_pack_prints_names_its_text_to_translate(tmp_path):
+    """`--only` draws a card no pack prints: in an edition in another script, its untranslated name is
+    said as the catalogue entry to fill, not as words to wrap in _() in the template."""
+    project = tmp_path / "zh-project"
+    assert pnp(project, "new", "demo", "--lang", "zh-Hans").exit_code == 0
+    edit(project, "game.yaml", "language: zh-Hans\n", "languages: [zh-Hans, en]\n")
+    assert pnp(project, "translate", "demo", "--lang", "en").exit_code == 0
+    in_english_words(project / "cards/demo/i18n/en.yaml")
+    (project / "cards/demo/rulebook/en.md").write_text("# {{ game.title }}\n", encoding="utf-8")
+    rows = (project / "cards/demo/cards.yaml").read_text(encoding="utf-8").splitlines()
+    spark = next(row for row in rows if "id: spark" in row)
+    edit(project, "cards.yaml", spark, spark.replace("copies: {2: 2, 3: 3}}", "copies: 0}"))
+    edit(project, "game.yaml", "actions: {count: 10}", "actions: {count: 8}")
+    edit(project, "game.yaml", "actions: {count: 14}", "actions: {count: 11}")
+    edit(project, "claims.yaml", "claimed: 14", "claimed: 11")
+    catalogue = project / "cards/demo/i18n/en.yaml"
+    text = catalogue.read_text(encoding="utf-8")
+    catalogue.write_text(text.replace('    spark:\n      # **抽牌** 1 张。\n      effect: "Word"\n      # 火花\n      name: "Word"\n',
+                                      '    spark:\n      # **抽牌** 1 张。\n      effect: "Word"\n      # 火花\n      name:\n'),
+                         encoding="utf-8")
+    assert pnp(project, "validate", "demo", "--lang", "en").exit_code == 0
+    proof = pnp(project, "build", "demo", "--lang", "en", "--only", "actions/spark")
+    assert proof.exit_code == 1
+    assert lines(proof) == [f"cards/demo/cards.yaml:{rows.index(spark) + 1}: actions/spark (face): name: no en "
+                            "translation (hint: add it to cards/demo/i18n/en.yaml)"]
 
 
 def test_english_added_to_a_chinese_scaffold_prints_no_chinese_on_its_cards(tmp_path):

@@ -119,7 +119,7 @@ def test_a_save_while_the_first_build_runs_is_built_once_the_watch_starts(tmp_pa
         if line.startswith("watching "):
             stop.set()
     watcher = Watcher(project, [GAME], None, ["a4"], PrintOptions(), 1, say=say)
-    real = kit.build_game
+    real = kit.prepare_edition
     people = project.root / "cards/inputs/people.yaml"
 
     def saved_meanwhile(*args, **kwargs):
@@ -127,7 +127,7 @@ def test_a_save_while_the_first_build_runs_is_built_once_the_watch_starts(tmp_pa
         if not people.read_text().count("Smyth"):           # the designer saves as the first build ends
             people.write_text(people.read_text().replace("name: Smith", "name: Smyth"))
         return result
-    monkeypatch.setattr("generator.commands.watch.build_game", saved_meanwhile)
+    monkeypatch.setattr("generator.commands.watch.prepare_edition", saved_meanwhile)
     timer = threading.Timer(60, stop.set)
     timer.start()
     try:
@@ -162,3 +162,10 @@ def test_a_save_that_leaves_a_translation_to_review_says_so_once(tmp_path):
         f"warning: {BILINGUAL} (en): 1 translation to review: the source text changed since, and this edition "
         f"prints the old translation until it is updated (./pnp validate {BILINGUAL} --lang en --verbose lists them)"]
     assert said[0] == f"{BILINGUAL}: changed; rebuilding the 3p a4 pack (en) first, then the rest", said
+    # The English edition prints nothing of that edit: a second such save writes no file (as `pnp build`
+    # says "up to date"), and the watch does not list the files it left as written.
+    goods.write_text(goods.read_text(encoding="utf-8").replace("name: 福袋子,", "name: 福袋儿,"), encoding="utf-8")
+    said.clear()
+    watcher.rebuild([BILINGUAL])
+    assert said[2].endswith(" — wrote nothing (nothing the en edition prints changed)"), said
+    assert said[3].endswith(" — 0 faces re-rendered; wrote nothing more"), said

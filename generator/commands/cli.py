@@ -771,12 +771,14 @@ def new_game(ctx, game, title, lang, empty, project_dir):
         check_title(title)
     given = project_dir or ctx.find_root().params.get("project_dir")
     root = Path(given).resolve() if given else find_root(".")
-    if root is None:
-        root = Path(game).resolve()
+    if root is None or not root.exists() or not any(root.iterdir()):       # no project there yet: made whole
+        root = root or Path(game).resolve()
+        folder = os.path.relpath(root)
+        folder = str(root) if folder.startswith("..") else folder
         written = new_project(root, game, title, lang, empty)
         for name in written:
-            click.echo(f"  wrote {game}/{name}")
-        click.echo(f"{game}/: a new project with the game {game}. Next: cd {game}, then ./pnp validate {game} "
+            click.echo(f"  wrote {folder}/{name}")
+        click.echo(f"{folder}/: a new project with the game {game}. Next: cd {folder}, then ./pnp validate {game} "
                    f"and ./pnp build {game} --players 2; the format is in {_authoring_guide(root)}")
         return
     (root / "cards").mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from generator.source.load import game_languages
 from generator.commands.proofs import proof_cards
 from generator.geometry import PAPERS
 from generator.sheets import written as written_record
-from generator.sheets.kit import JustWritten, build_game
+from generator.sheets.kit import JustWritten, Prepared, prepare_edition
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
 from generator.source.project import Project
@@ -159,17 +159,27 @@ class Watcher:
         try:
             with reads.recording() as log:
                 assets = Assets(self.project)       # (what it reads is the watch stamp's too)
-                files, fresh = build_game(self.project, assets, game_id, self.players if whole else [players],
-                                          self.papers if whole else [paper], say=say,
-                                          options=self.options, jobs=self.jobs, lang=lang)
-            just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files))
+                files, kept, fresh = self._edition(assets, game_id, self.players if whole else [players],
+                                                   self.papers if whole else [paper], lang, say)
+            just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files + kept))
             cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
             proofs = proof_cards(self.project, assets, game_id, cards, self.jobs, lang)[0] if cards else []
         except PnpError:
             return [], None
-        self.say(f"{game_id}: {players}p {paper}{edition} ready in {time.perf_counter() - started:.2f} s — wrote "
-                 f"{', '.join(files + proofs)}")
+        wrote = ", ".join(files + proofs) or f"nothing (nothing the {lang} edition prints changed)"
+        self.say(f"{game_id}: {players}p {paper}{edition} ready in {time.perf_counter() - started:.2f} s — wrote {wrote}")
         return fresh, just
+
+    def _edition(self, assets: Assets, game_id: str, players, papers, lang: str, say: Callable[[str], None],
+                 just: JustWritten | None = None) -> tuple[list[str], list[str], list[str]]:
+        """One edition as `pnp build` builds it: the files written, the files left as they were (the
+        edition was up to date: nothing it prints changed) and the faces drawn."""
+        edition = prepare_edition(self.project, assets, game_id, players, papers, say, self.options, self.jobs,
+                                  None, lang, just)
+        if not isinstance(edition, Prepared):
+            return [], edition, []
+        written, fresh = edition.write(self.project, say, self.options, self.jobs)
+        return written, [], fresh
 
     def reread_settings(self) -> bool:
         """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
@@ -200,9 +210,9 @@ class Watcher:
                 self.say(f"{game_id}: building every pack{'' if changed else ' before the watch starts'} …")
             try:
                 if just is not None and first[3]:     # the first pack was the whole build: nothing is left
-                    written, fresh, read = list(just.files), [], {}
+                    written, kept, fresh, read = list(just.files), [], [], {}
                 else:
-                    written, fresh, read = self._rest(game_id, just, say)
+                    written, kept, fresh, read = self._rest(game_id, just, say)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
@@ -212,7 +222,7 @@ class Watcher:
                 removed = written_record.drop_languages(self.project.build, game_id, self.languages(game_id))
                 if removed:
                     self.say(written_record.summary(removed, written_record.DROPPED))
-            stamp.record(self.project.root, game_id, written, inputs, {**(just.read if just else {}), **read})
+            stamp.record(self.project.root, game_id, written + kept, inputs, {**(just.read if just else {}), **read})
             fresh = list(dict.fromkeys(drawn + fresh))
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             first_files = {Path(f).with_suffix("").as_posix() for f in just.files} if just else set()
@@ -222,17 +232,16 @@ class Watcher:
                      f"wrote {', '.join(rest) or 'nothing more'}")
 
     def _rest(self, game_id: str, just: JustWritten | None,
-              say: Callable[[str], None]) -> tuple[list[str], list[str], dict]:
-        """Every edition as pnp build makes it, but what `just` wrote: the files written, the faces
-        drawn and the files read (with their hashes)."""
+              say: Callable[[str], None]) -> tuple[list[str], list[str], list[str], dict]:
+        """Every edition as pnp build makes it, but what `just` wrote: the files written, those of
+        editions up to date, the faces drawn and the files read (with their hashes)."""
         with reads.recording() as log:
             assets = Assets(self.project)      # fonts or icons may have changed
-            written, fresh = [], []
+            written, kept, fresh = [], [], []
             for lang in self.languages(game_id):      # every language, as pnp build
-                files, faces = build_game(self.project, assets, game_id, self.players, self.papers,
-                                          say=say, options=self.options, jobs=self.jobs, lang=lang, just=just)
-                written, fresh = written + files, fresh + faces
-        return written, fresh, dict(log.files)
+                files, left, faces = self._edition(assets, game_id, self.players, self.papers, lang, say, just)
+                written, kept, fresh = written + files, kept + left, fresh + faces
+        return written, kept, fresh, dict(log.files)
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch

@@ -456,6 +456,10 @@ class CardRenderer:
         printed = self._printed(html)
         self._source_runs = self.game.source_runs(printed)      # (the template memo re-checks them)
         left = self.game.untranslated(printed)
+        field = _untranslated_field(face, left[0]) if left else None
+        if field:           # a card text with no translation (only a card no pack prints gets this far)
+            raise PnpError(Problem(*face.source, f"{face.label}: {field}: no {self.game.language} translation",
+                                   f"add it to {self.game.catalogue}"))
         if left:
             raise PnpError(Problem(*face.source, f"{face.label}: the {self.game.language} edition prints "
                                    f"{left[0]!r} untranslated", f"wrap the words in _() in {face.template} and "
@@ -642,6 +646,11 @@ class CardRenderer:
                        for f in faces for text in clipped_text(documents[f.direct][1])[:1]]
             if clipped:
                 raise PnpError(clipped)
+            unsafe = [Problem(*f.text_source, f"{f.label}: the text “{text}” runs past the card's {f.deck.safe:g} mm "
+                              f"safe area in {f.template}", "shorten the text, or let its box wrap it")
+                      for f in faces for text in text_past_safe_area(documents[f.direct][1], f)[:1]]
+            if unsafe:
+                raise PnpError(unsafe)
             first = documents[faces[0].direct][0]
             combined = first.copy([documents[f.direct][1] for f in faces])
             with without_font_programs():
@@ -783,15 +792,57 @@ def clipped_text(page) -> list[str]:
     return found
 
 
-def _hidden_boxes(box):
-    if getattr(box, "style", None) is not None and box.style["overflow"] == "hidden" and hasattr(box, "height") \
-            and not type(box).__name__.endswith("Placeholder"):
+def _untranslated_field(face: Face, run: str) -> str | None:
+    """The card's text field that still holds `run` of the source language (no translation), if any."""
+    if face.card is None:
+        return None
+    texts = {n for n, f in face.deck.spec.fields.items() if f.type in ("text", "rich")}
+    return next((n for n, v in face.card.fields.items() if n in texts and isinstance(v, str) and run in v), None)
+
+
+PAST_SAFE_MM = 1.5    # a line's boxes this far past the safe line: its ink is past preflight's tolerance too
+
+
+def text_past_safe_area(page, face: Face) -> list[str]:
+    """The text of each line that runs past the face's safe area sideways (a word too long for a box
+    that neither wraps nor clips it): said here, at the card, rather than by the pack's preflight,
+    which finds its glyphs on the sheet (past the cut, over the next card)."""
+    from weasyprint.formatting_structure.boxes import LineBox, TextBox
+    px = 96 / 25.4
+    inset, over = (face.deck.bleed + face.deck.safe) * px, PAST_SAFE_MM * px
+    left, right = inset - over, page.width - inset + over
+    found = []
+    for line in (b for b in _boxes(page._page_box, _transformed) if isinstance(b, LineBox)):
+        texts = [t for t in _boxes(line) if isinstance(t, TextBox) and t.text.strip()]
+        if any(t.position_x < left or t.position_x + t.width > right for t in texts):
+            found.append("".join(t.text for t in texts)[:40])
+    return found
+
+
+def _boxes(box, prune=lambda box: False):
+    """Every box under `box`, itself first, those absolutely positioned too (behind a placeholder);
+    not those under a box `prune` is true of."""
+    if prune(box):
+        return
+    if not type(box).__name__.endswith("Placeholder"):
         yield box
     for child in getattr(box, "children", []):
-        yield from _hidden_boxes(child)
+        yield from _boxes(child, prune)
     inner = getattr(box, "_box", None)
     if inner is not None:
-        yield from _hidden_boxes(inner)
+        yield from _boxes(inner, prune)
+
+
+def _transformed(box) -> bool:
+    """A box drawn rotated or moved (`transform`): where its text lands is not where it was laid out
+    (the pack's preflight measures it as printed)."""
+    style = getattr(box, "style", None)
+    return style is not None and bool(style["transform"])
+
+
+def _hidden_boxes(box):
+    return (b for b in _boxes(box) if getattr(b, "style", None) is not None and b.style["overflow"] == "hidden"
+            and hasattr(b, "height"))
 
 
 def _fit_boxes(box):

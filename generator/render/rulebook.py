@@ -392,10 +392,11 @@ def outside_safe_area(document, tolerance: float = 0.5) -> list[tuple[str, str]]
             if not isinstance(child, (boxes.LineBox, boxes.ReplacedBox, boxes.TableBox)):
                 continue
             x, y, w, h = _extent(child)
-            if x < left - tolerance or y < top - tolerance or x + w > right + tolerance or y + h > bottom + tolerance:
+            past = {"right": x + w - right, "left": left - x, "bottom": y + h - bottom, "top": top - y}
+            sides = [f"{over * PX:.1f} mm past the {side} margin" for side, over in past.items() if over > tolerance]
+            if sides:
                 found.append((f"rulebook page {number}: {_what(child)} runs outside the page's safe area "
-                              f"({(x + w - right) * PX:+.1f} mm right, {(y + h - bottom) * PX:+.1f} mm below)",
-                              _text(child)))
+                              f"({', '.join(sides)})", _text(child)))
     return found
 
 

@@ -144,7 +144,7 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
             if value is not None and recorded is not None and recorded != source_hash(entry.source):
                 review.append(entry.name)
             sources[entry.name] = source_hash(entry.source)
-        added += value is None
+        added += value is None and not _present(old, entry.key)     # (an entry left empty is not new)
         node = new
         for part in entry.key[:-1]:
             node = node.setdefault(part, {})
@@ -164,6 +164,12 @@ def updated(old: dict, lang: str, game: Game, literals: list[str]) -> Merged:
     new["review"] = [r for r in dict.fromkeys(review) if r in names]
     new["sources"] = {k: v for k, v in sorted(sources.items()) if k in names}
     return Merged(new, added, new["review"], gone)
+
+
+def _present(catalogue: dict, key: tuple) -> bool:
+    """Whether the catalogue has the entry at all, translated or left empty."""
+    parent = _get(catalogue, key[:-1]) if len(key) > 1 else catalogue
+    return isinstance(parent, dict) and key[-1] in parent
 
 
 def _given(value) -> bool:

@@ -210,6 +210,11 @@ class Overlay:
                                                 "card: copies 0)", note=True))
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
+            if deck.spec.fields[name].type == "text" and "\n" in found.strip():    # as the source's own text
+                at = (self.display, line_at(self.raw, ("cards", deck.id, card.id, name))[1]) if name in catalogued \
+                    else (card.file, self.game.files[deck.file]["cards"][card.index].line_of(name))
+                self.missing.append(Problem(*at, f"{where}: expected one line of text (use a 'rich' field for "
+                                            "paragraphs)"))
             fields[name] = found
             if name in catalogued:
                 text_at = (self.display, line_at(self.raw, ("cards", deck.id, card.id))[1])

@@ -646,11 +646,9 @@ class CardRenderer:
                        for f in faces for text in clipped_text(documents[f.direct][1])[:1]]
             if clipped:
                 raise PnpError(clipped)
-            unsafe = [Problem(*f.text_source, f"{f.label}: the text “{text}” runs past the card's {f.deck.safe:g} mm "
-                              f"safe area in {f.template}", "shorten the text, or let its box wrap it")
-                      for f in faces for text in text_past_safe_area(documents[f.direct][1], f)[:1]]
+            unsafe = [(f, text) for f in faces for text in text_past_safe_area(documents[f.direct][1], f)[:1]]
             if unsafe:
-                raise PnpError(unsafe)
+                raise PnpError(_past_safe_area(unsafe))
             first = documents[faces[0].direct][0]
             combined = first.copy([documents[f.direct][1] for f in faces])
             with without_font_programs():
@@ -817,6 +815,27 @@ def text_past_safe_area(page, face: Face) -> list[str]:
         if any(t.position_x < left or t.position_x + t.width > right for t in texts):
             found.append("".join(t.text for t in texts)[:40])
     return found
+
+
+def _past_safe_area(found: list[tuple[Face, str]]) -> list[Problem]:
+    """A card whose text runs past its safe area, at the card (its text is what to shorten); several
+    cards of one template at once, as one problem at the template (a box the template or its
+    stylesheet placed is what to move)."""
+    by_template: dict[str, list] = {}
+    for face, text in found:
+        by_template.setdefault(face.template, []).append((face, text))
+    problems = []
+    for template, items in by_template.items():
+        face, text = items[0]
+        if len(items) == 1:
+            problems.append(Problem(*face.text_source, f"{face.label}: the text “{text}” runs past the card's "
+                                    f"{face.deck.safe:g} mm safe area in {template}", "shorten the text, or let its box wrap it"))
+            continue
+        shown = ", ".join(f"{f.label} “{t}”" for f, t in items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+        problems.append(Problem(f"templates/{template}", None, f"the text of {len(items)} cards runs past the card's "
+                                f"{face.deck.safe:g} mm safe area: {shown}", "move or narrow its box in the template or its "
+                                "stylesheet, or shorten the texts"))
+    return problems
 
 
 def _boxes(box, prune=lambda box: False):

@@ -840,16 +840,19 @@ def _past_safe_area(found: list[tuple[Face, str]]) -> list[Problem]:
 
 def _boxes(box, prune=lambda box: False):
     """Every box under `box`, itself first, those absolutely positioned too (behind a placeholder);
-    not those under a box `prune` is true of."""
-    if prune(box):
-        return
-    if not type(box).__name__.endswith("Placeholder"):
-        yield box
-    for child in getattr(box, "children", []):
-        yield from _boxes(child, prune)
-    inner = getattr(box, "_box", None)
-    if inner is not None:
-        yield from _boxes(inner, prune)
+    not those under a box `prune` is true of. (A stack, not nested generators: every face's boxes
+    are walked, and a box deep in the tree would pass up through a generator per level.)"""
+    stack = [box]
+    while stack:
+        box = stack.pop()
+        if prune(box):
+            continue
+        if not type(box).__name__.endswith("Placeholder"):
+            yield box
+        inner = getattr(box, "_box", None)
+        if inner is not None:
+            stack.append(inner)              # after the children, as they come before it
+        stack.extend(reversed(getattr(box, "children", [])))
 
 
 def _transformed(box) -> bool:

@@ -466,7 +466,7 @@ class CardRenderer:
                                    f"translate them under text: in {self.game.catalogue}"))
         missing = self.assets.missing(printed, icons=False)
         if missing:
-            raise PnpError([Problem(*(self.game.translated_at(c) or face.source), f"{face.label}: character "
+            raise PnpError([Problem(*(self.game.entry_holding(c) or face.source), f"{face.label}: character "
                                     f"{describe_char(c)} is in no bundled font and has no icon") for c in missing])
         return html
 

@@ -81,7 +81,7 @@ class InfoPage:
         `game_text`): at its catalogue entry, where it is mended, rather than at the page's template."""
         out = []
         for char in self.assets.missing(printed_text(html), icons=False):
-            where = self.game.translated_at(char)
+            where = self.game.entry_holding(char)
             if where:
                 out.append(Problem(*where, f"page 1: character {describe_char(char)} is in no bundled font"))
         return out

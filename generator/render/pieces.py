@@ -260,7 +260,7 @@ class PieceDrawer:
                 at = getattr(exc, "at", ())
                 where = (self.file, piece_line(self.game, piece.id, key, index, *at))
                 if isinstance(exc, GlyphError) and exc.char:       # a translation's character: at its entry
-                    where = self.game.translated_at(exc.char) or where
+                    where = self.game.entry_holding(exc.char) or where
                 raise PnpError(Problem(*where, f"piece {piece.id}: {element.type}: {exc}")) from None
         pen.drawn = None
         self._cut_line(pen, piece, w, h)

@@ -325,7 +325,7 @@ class RulebookRenderer:
         """Where a character the rulebook prints is written: its line in the rulebook, else (a value an
         expression printed, e.g. the title) the catalogue entry that gives it in a translated edition."""
         line = _line_of(self.book.source, char)
-        return (self.book.display, line) if line else self.game.translated_at(char) or (self.book.display, None)
+        return (self.book.display, line) if line else self.game.entry_holding(char) or (self.book.display, None)
 
     # --- the cache ---------------------------------------------------------------------------------
     def _key(self, html: str, figures) -> str:
@@ -362,20 +362,16 @@ def _largest(game):
     return max(standard, key=lambda p: p.players)
 
 
-def _line_of(source: str, char: str) -> int | None:
-    for number, line in enumerate(source.splitlines(), 1):
-        if char in line:
-            return number
-    return None
+def _line_of(source: str, text: str) -> int | None:
+    """The first line of the rulebook's source that holds `text` (a character, a word)."""
+    return next((n for n, line in enumerate(source.splitlines(), 1) if text in line), None)
 
 
 def _line_with(source: str, text: str) -> int | None:
     """The rulebook line that writes out `text` (its longest word, for a text the layout broke or
     cut short): where a line that runs off the page is mended. None for a text an expression made."""
     words = sorted(text.split(), key=len, reverse=True)
-    if not words or len(words[0]) < 4:
-        return None
-    return next((n for n, line in enumerate(source.splitlines(), 1) if words[0] in line), None)
+    return _line_of(source, words[0]) if words and len(words[0]) >= 4 else None
 
 
 def outside_safe_area(document, tolerance: float = 0.5) -> list[tuple[str, str]]:

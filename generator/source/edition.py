@@ -200,25 +200,24 @@ class Overlay:
             found = given.get(name)
             self.count("card texts", found is not None)
             where = f"card '{card.uid}': {name}"
+            entry = line_at(self.raw, ("cards", deck.id, card.id, name))[1]     # its catalogue line
+            source = (card.file, self.game.files[deck.file]["cards"][card.index].line_of(name))  # (a spreadsheet row)
             if found is None:
-                line = self.game.files[deck.file]["cards"][card.index].line_of(name)
                 if card.printed:
-                    self.lack(card.file, line, where)      # a spreadsheet row: the spreadsheet
+                    self.lack(*source, where)
                 else:       # designed, not printed (copies: 0): a note at its catalogue entry, to do
-                    self.missing.append(Problem(self.display, line_at(self.raw, ("cards", deck.id, card.id, name))[1],
-                                                f"{where}: no {self.lang} translation yet (no pack prints the "
-                                                "card: copies 0)", note=True))
+                    self.missing.append(Problem(self.display, entry, f"{where}: no {self.lang} translation yet (no "
+                                                "pack prints the card: copies 0)", note=True))
                 continue
             self.check_marks(value, found, ("cards", deck.id, card.id, name), where)
-            if deck.spec.fields[name].type == "text" and "\n" in found.strip():    # as the source's own text
-                at = (self.display, line_at(self.raw, ("cards", deck.id, card.id, name))[1]) if name in catalogued \
-                    else (card.file, self.game.files[deck.file]["cards"][card.index].line_of(name))
-                self.missing.append(Problem(*at, f"{where}: expected one line of text (use a 'rich' field for "
-                                            "paragraphs)"))
+            fault = deck.spec.fields[name].line_fault(found)        # as the source's own text
+            if fault:
+                at = (self.display, entry) if name in catalogued else source
+                self.missing.append(Problem(*at, f"{where}: {fault}"))
             fields[name] = found
             if name in catalogued:
                 text_at = (self.display, line_at(self.raw, ("cards", deck.id, card.id))[1])
-                translated_at[name] = line_at(self.raw, ("cards", deck.id, card.id, name))[1]
+                translated_at[name] = entry
         return replace(card, fields=fields, text_at=text_at, translated_at=translated_at)
 
     def _unknown_cards(self, deck_id: str, cards: dict) -> None:

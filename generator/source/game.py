@@ -139,7 +139,7 @@ class Game:
         from generator.source.edition import script_runs
         return [] if self.is_source else script_runs(printed, self.languages[0], self.language)
 
-    def translated_at(self, char: str) -> tuple[str, int | None] | None:
+    def entry_holding(self, char: str) -> tuple[str, int | None] | None:
         """In an edition, the catalogue entry whose translation holds `char` (the first, in file order):
         where a character no bundled font draws came from and is mended, rather than the source line
         of the card or piece that printed it. None in the source edition or when no entry holds it."""

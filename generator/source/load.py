@@ -381,9 +381,7 @@ def check_field(field: FieldSpec, value: Any, colours: set[str]) -> tuple[Any, s
         value = str(value)
         if field.max_length and len(value) > field.max_length:
             return value, f"{len(value)} characters; at most {field.max_length}"
-        if kind == "text" and "\n" in value.strip():
-            return value, "expected one line of text (use a 'rich' field for paragraphs)"
-        return value, None
+        return value, field.line_fault(value)
     if kind in ("int", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind == "int" and not float(value).is_integer()):
             return value, f"expected {'a whole number' if kind == 'int' else 'a number'}, got {short_repr(value)}"

@@ -209,6 +209,11 @@ class FieldSpec(Strict):
     of: Literal["int", "number", "text"] | None = Field(None, description="item type of a list")
     max_length: int | None = Field(None, description="longest text, in characters")
 
+    def line_fault(self, text: str) -> str | None:
+        """A `text` field holds one line (a paragraph is a `rich` field's): the fault, if its text breaks."""
+        return "expected one line of text (use a 'rich' field for paragraphs)" \
+            if self.type == "text" and "\n" in text.strip() else None
+
     @model_validator(mode="after")
     def _enum_needs_values(self):
         if self.type == "enum" and not self.values:

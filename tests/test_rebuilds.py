@@ -21,6 +21,7 @@ from generator.sheets.kit import build_game, check_game, faces_for
 from generator.source.project import Project, isolate_fonts
 from generator.render.cards import CardRenderer
 from tests.conftest import ROOT, make_project, note_source_only, pnp, seed_store
+from tests.pdfcheck import document_text
 
 
 def _build(project: Path, game="cephiro-pillar", players=(2,), paper="a4", jobs=1):
@@ -421,6 +422,8 @@ def test_watch_rebuilds_on_save_and_says_what(tmp_path, cephiro_built):
         path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
         ready = _read_until(proc, "ready in", lines)          # the pack looked at, first
         assert "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf" in ready
+        proof = "build/cephiro-pillar/cards/trials-spirit-forest-zh-Hans.pdf"      # the card drawn anew, as saved
+        assert proof in ready and "精灵之林" in document_text(project / proof)
         line = _read_until(proc, "rebuilt", lines)
         assert "1 face re-rendered: trials/spirit-forest (face)" in line
         assert "cephiro-pillar-2p-a4-en.pdf" in line and "2p-a4-zh-Hans.pdf" not in line     # written once

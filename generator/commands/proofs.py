@@ -47,8 +47,11 @@ def find_cards(game: Game, wanted: list[str]) -> list[Card]:
 
 
 def proof_cards(project: Project, assets: Assets, game_id: str, wanted: list[str], jobs: int = 1,
-                lang: str | None = None):
-    game = check_game(project, assets, game_id, lang).game
+                lang: str | None = None, game: Game | None = None):
+    """A PDF and a PNG of each wanted card (`--only`); `game`: the edition already loaded and checked
+    (the watch's build has), else it is loaded and checked here."""
+    if game is None:
+        game = check_game(project, assets, game_id, lang).game
     assets = assets.edition(game.spec.language)
     cards = find_cards(game, wanted)
     renderer = CardRenderer(project, assets, game)

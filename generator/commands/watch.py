@@ -23,6 +23,7 @@ from generator.sheets import written as written_record
 from generator.sheets.kit import JustWritten, Prepared, prepare_edition
 from generator.errors import PnpError
 from generator.source.options import PrintOptions
+from generator.source.game import Game
 from generator.source.project import Project
 from generator.source.words import count
 
@@ -159,11 +160,12 @@ class Watcher:
         try:
             with reads.recording() as log:
                 assets = Assets(self.project)       # (what it reads is the watch stamp's too)
-                files, kept, fresh = self._edition(assets, game_id, self.players if whole else [players],
-                                                   self.papers if whole else [paper], lang, say)
+                files, kept, fresh, game = self._edition(assets, game_id, self.players if whole else [players],
+                                                         self.papers if whole else [paper], lang, say)
             just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files + kept))
             cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
-            proofs = proof_cards(self.project, assets, game_id, cards, self.jobs, lang)[0] if cards else []
+            # (faces drawn anew: the edition was built, so it was loaded and checked)
+            proofs = proof_cards(self.project, assets, game_id, cards, self.jobs, lang, game)[0] if cards else []
         except PnpError:
             return [], None
         wrote = ", ".join(files + proofs) or f"nothing (nothing the {lang} edition prints changed)"
@@ -171,15 +173,16 @@ class Watcher:
         return fresh, just
 
     def _edition(self, assets: Assets, game_id: str, players, papers, lang: str, say: Callable[[str], None],
-                 just: JustWritten | None = None) -> tuple[list[str], list[str], list[str]]:
+                 just: JustWritten | None = None) -> tuple[list[str], list[str], list[str], Game | None]:
         """One edition as `pnp build` builds it: the files written, the files left as they were (the
-        edition was up to date: nothing it prints changed) and the faces drawn."""
+        edition was up to date: nothing it prints changed), the faces drawn, and the edition as
+        loaded and checked (None when it was up to date)."""
         edition = prepare_edition(self.project, assets, game_id, players, papers, say, self.options, self.jobs,
                                   None, lang, just)
         if not isinstance(edition, Prepared):
-            return [], edition, []
+            return [], edition, [], None
         written, fresh = edition.write(self.project, say, self.options, self.jobs)
-        return written, [], fresh
+        return written, [], fresh, edition.game
 
     def reread_settings(self) -> bool:
         """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
@@ -239,7 +242,7 @@ class Watcher:
             assets = Assets(self.project)      # fonts or icons may have changed
             written, kept, fresh = [], [], []
             for lang in self.languages(game_id):      # every language, as pnp build
-                files, left, faces = self._edition(assets, game_id, self.players, self.papers, lang, say, just)
+                files, left, faces, _ = self._edition(assets, game_id, self.players, self.papers, lang, say, just)
                 written, kept, fresh = written + files, kept + left, fresh + faces
         return written, kept, fresh, dict(log.files)
 

@@ -94,8 +94,8 @@ def test_when_the_pack_looked_at_is_all_the_watch_builds_the_edition_is_made_onc
     said.clear()
     watcher.rebuild([GAME])
     assert written == Counter(["inputs-2p-a4"]) and gathered == Counter({GAME: 1}), (written, gathered, said)
-    assert said[0] == "inputs: changed; rebuilding the 2p a4 pack first, then the rest"
-    assert said[-1].startswith("inputs: the rest rebuilt in ") and said[-1].endswith(
+    assert said[0] == "inputs: changed; rebuilding the 2p a4 pack"        # all the watch builds: no rest
+    assert said[-1].startswith("inputs: rebuilt in ") and said[-1].endswith(
         " — 1 face re-rendered: people/smith (face); wrote nothing more"), said[-1]
     files, fresh = build_game(project, Assets(project), GAME, None, ["a4"], say=said.append)
     assert fresh == [] and said[-1].startswith("inputs: up to date (") and gathered == Counter({GAME: 1}), said[-1]
@@ -134,7 +134,8 @@ def test_a_save_while_the_first_build_runs_is_built_once_the_watch_starts(tmp_pa
         watcher.run(stop_event=stop)
     finally:
         timer.cancel()
-    assert said[2] == "inputs: changed; rebuilding the 2p a4 pack first, then the rest", said
+    assert said[0] == "inputs: building the packs asked for before the watch starts …", said
+    assert said[2] == "inputs: changed; rebuilding the 2p a4 pack", said      # (one pack: all the watch builds)
     assert " — 1 face re-rendered: people/smith (face)" in said[4] and said[5].startswith("watching "), said
     assert "Smyth" in document_text(project.build / GAME / "inputs-2p-a4.pdf")
 
@@ -169,3 +170,27 @@ def test_a_save_that_leaves_a_translation_to_review_says_so_once(tmp_path):
     watcher.rebuild([BILINGUAL])
     assert said[2].endswith(" — wrote nothing (nothing the en edition prints changed)"), said
     assert said[3].endswith(" — 0 faces re-rendered; wrote nothing more"), said
+
+
+def test_a_save_in_the_edition_not_looked_at_writes_the_proof_of_its_card(tmp_path):
+    """The proof of each card drawn anew is written for every edition the save rebuilt, not only the
+    one looked at first: an English text changed while the Chinese pack is looked at has its English
+    proof, showing the new text (it had none, and an older proof stayed)."""
+    from tests.test_languages import bilingual_project
+    project = Project.at(bilingual_project(tmp_path / "project"))
+    isolate_fonts(project)
+    said: list[str] = []
+    watcher = Watcher(project, ["night-market"], [3], ["a4"], PrintOptions(), 1, say=said.append)
+    watcher.rebuild(["night-market"], changed=False)
+    (project.build / "night-market/night-market-3p-a4-zh-Hans.pdf").touch()      # looked at last
+    catalogue = project.root / "cards/night-market/i18n/en.yaml"
+    catalogue.write_text(catalogue.read_text(encoding="utf-8").replace("Roll ≥ 4: gain 2 coins.",
+                                                                       "Roll 4+: gain 2 coins."), encoding="utf-8")
+    said.clear()
+    watcher.rebuild(["night-market"])
+    assert said[0] == "night-market: changed; rebuilding the 3p a4 pack (zh-Hans) first, then the rest", said
+    proof = "build/night-market/cards/goods-dice-en.pdf"
+    assert said[-1].endswith(f" — 1 face re-rendered: goods/dice (face); wrote build/night-market/night-market-3p-a4-en.pdf, "
+                             f"{proof}"), said[-1]
+    assert "Roll 4+: gain 2 coins." in " ".join(document_text(project.root / proof).split())
+    assert (project.root / proof).with_suffix(".png").is_file()

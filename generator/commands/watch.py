@@ -156,21 +156,29 @@ class Watcher:
         players, paper, lang, whole = first
         started = time.perf_counter()
         edition = f" ({lang})" if len(game_languages(self.project, game_id)) > 1 else ""
-        self.say(f"{game_id}: changed; rebuilding the {players}p {paper} pack{edition} first, then the rest")
+        self.say(f"{game_id}: changed; rebuilding the {players}p {paper} pack{edition}"
+                 f"{'' if whole else ' first, then the rest'}")
         try:
             with reads.recording() as log:
                 assets = Assets(self.project)       # (what it reads is the watch stamp's too)
                 files, kept, fresh, game = self._edition(assets, game_id, self.players if whole else [players],
                                                          self.papers if whole else [paper], lang, say)
             just = JustWritten(lang, self.options, frozenset({(players, paper)}), dict(log.files), tuple(files + kept))
-            cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
-            # (faces drawn anew: the edition was built, so it was loaded and checked)
-            proofs = proof_cards(self.project, assets, game_id, cards, self.jobs, lang, game)[0] if cards else []
+            proofs = self._proofs(assets, game_id, fresh, lang, game)
         except PnpError:
             return [], None
         wrote = ", ".join(files + proofs) or f"nothing (nothing the {lang} edition prints changed)"
         self.say(f"{game_id}: {players}p {paper}{edition} ready in {time.perf_counter() - started:.2f} s — wrote {wrote}")
         return fresh, just
+
+    def _proofs(self, assets: Assets, game_id: str, fresh: list[str], lang: str, game: Game | None) -> list[str]:
+        """A proof (--only) of each card of this edition whose face or back its build drew anew, from the
+        edition as that build loaded and checked it: a save that changes the other language's text, or a
+        card of a pack not looked at first, has its proof too."""
+        cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
+        if not cards or game is None:
+            return []
+        return proof_cards(self.project, assets, game_id, cards, self.jobs, lang, game)[0]
 
     def _edition(self, assets: Assets, game_id: str, players, papers, lang: str, say: Callable[[str], None],
                  just: JustWritten | None = None) -> tuple[list[str], list[str], list[str], Game | None]:
@@ -210,12 +218,13 @@ class Watcher:
             if first:
                 drawn, just = self.look_first(game_id, first, say)
             else:
-                self.say(f"{game_id}: building every pack{'' if changed else ' before the watch starts'} …")
+                packs = "the packs asked for" if self.players or self.papers or self.lang else "every pack"
+                self.say(f"{game_id}: building {packs}{'' if changed else ' before the watch starts'} …")
             try:
                 if just is not None and first[3]:     # the first pack was the whole build: nothing is left
-                    written, kept, fresh, read = list(just.files), [], [], {}
+                    written, kept, fresh, read, proofs = list(just.files), [], [], {}, []
                 else:
-                    written, kept, fresh, read = self._rest(game_id, just, say)
+                    written, kept, fresh, read, proofs = self._rest(game_id, just, say)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
@@ -230,21 +239,24 @@ class Watcher:
             cards = ", ".join(fresh[:8]) + (f" and {len(fresh) - 8} more" if len(fresh) > 8 else "")
             first_files = {Path(f).with_suffix("").as_posix() for f in just.files} if just else set()
             rest = [f for f in written if Path(f).with_suffix("").as_posix() not in first_files]  # said above
-            self.say(f"{game_id}: {'the rest ' if first else ''}rebuilt in {time.perf_counter() - started:.2f} s — "
+            self.say(f"{game_id}: {'the rest ' if first and not first[3] else ''}rebuilt in "
+                     f"{time.perf_counter() - started:.2f} s — "
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; "
-                     f"wrote {', '.join(rest) or 'nothing more'}")
+                     f"wrote {', '.join(rest + proofs) or 'nothing more'}")
 
     def _rest(self, game_id: str, just: JustWritten | None,
-              say: Callable[[str], None]) -> tuple[list[str], list[str], list[str], dict]:
+              say: Callable[[str], None]) -> tuple[list[str], list[str], list[str], dict, list[str]]:
         """Every edition as pnp build makes it, but what `just` wrote: the files written, those of
-        editions up to date, the faces drawn and the files read (with their hashes)."""
+        editions up to date, the faces drawn, the files read (with their hashes) and the proofs of the
+        cards drawn anew (not outputs of the build: its stamp does not list them)."""
         with reads.recording() as log:
             assets = Assets(self.project)      # fonts or icons may have changed
-            written, kept, fresh = [], [], []
+            written, kept, fresh, proofs = [], [], [], []
             for lang in self.languages(game_id):      # every language, as pnp build
-                files, left, faces, _ = self._edition(assets, game_id, self.players, self.papers, lang, say, just)
+                files, left, faces, game = self._edition(assets, game_id, self.players, self.papers, lang, say, just)
                 written, kept, fresh = written + files, kept + left, fresh + faces
-        return written, kept, fresh, dict(log.files)
+                proofs += self._proofs(assets, game_id, faces, lang, game)
+        return written, kept, fresh, dict(log.files), proofs
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch

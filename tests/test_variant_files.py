@@ -63,12 +63,14 @@ def test_a_variant_build_leaves_every_ordinary_file_as_it_was(ordinary, tmp_path
     after = _files(project)
     for name, data in ordinary[1].items():          # nothing of the ordinary kit is replaced by other bytes
         assert after.get(name) == data, f"{' '.join(option)} changed or removed {name}"
-    written = set(re.findall(r"wrote build/demo/(\S+\.pdf)", output))
+    written = set(re.findall(r"(?:wrote|unchanged) build/demo/(\S+\.pdf)", output))     # made by this build
     suffix = {"--ink-saver": "-inksaver", "--draft": "-draft", "--cutter": "-silhouette", "--fit": "-fit",
               "--sheets": "-per-deck", "--duplex": f"-{option[-1]}"}[option[0]]
     assert {f"{GAME}-2p-a4{suffix}.pdf", f"{GAME}-3p-a4{suffix}.pdf"} <= written
     rules = f"{GAME}-rules-a4-inksaver.pdf" if option == ("--ink-saver",) else f"{GAME}-rules-a4.pdf"
     assert rules in written                       # the rulebook: its own name only where its bytes differ
+    if rules in ordinary[1]:                      # made again as it was: left in place, and said so
+        assert f"unchanged build/demo/{rules} (" in output, output
     for name in written | {n.replace(".pdf", ".json") for n in written}:
         if name not in ordinary[1]:               # a file of the variant's own: named by its suffix
             assert suffix in name, name

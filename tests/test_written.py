@@ -109,3 +109,22 @@ def test_a_language_dropped_takes_its_files_with_it_at_the_next_build_of_every_e
         "removed what an earlier build wrote for a language the game no longer has: demo-2p-a4-zh-Hans.json, "
         "demo-2p-a4-zh-Hans.pdf, demo-rules-a4-zh-Hans.json, demo-rules-a4-zh-Hans.pdf"], out
     assert sorted(p.name for p in (project / "build/demo").glob("*.pdf")) == ["demo-2p-a4.pdf", "demo-rules-a4.pdf"]
+
+
+def test_a_pack_made_again_in_the_same_bytes_is_left_as_it_was_and_said_unchanged(tmp_path):
+    """A build that makes a pack again as it was (another selection of packs, say: its stamp is not the
+    last one's) leaves the file, and its date, as they were and says "unchanged", not "wrote"; a pack
+    that changed is written and said so."""
+    project = make(tmp_path / "project")
+    (project / "cards/inputs/game.yaml").write_text((project / "cards/inputs/game.yaml").read_text() + THREE)
+    _build(project)
+    folder = project / "build" / GAME
+    dated = {name: (folder / name).stat().st_mtime_ns for name in ("inputs-2p-a4.pdf", "inputs-2p-a4.json")}
+    said = _build(project, "--players", "2")
+    assert said.splitlines()[1:] == ["unchanged build/inputs/inputs-2p-a4.pdf (4 pages, 9 cards; preflight ok)"], said
+    assert {name: (folder / name).stat().st_mtime_ns for name in dated} == dated
+    people = project / "cards/inputs/people.yaml"
+    people.write_text(people.read_text().replace("name: Smith", "name: Smyth"))
+    said = _build(project, "--players", "2")
+    assert said.splitlines()[1].startswith("wrote build/inputs/inputs-2p-a4.pdf ("), said
+    assert (folder / "inputs-2p-a4.pdf").stat().st_mtime_ns != dated["inputs-2p-a4.pdf"]

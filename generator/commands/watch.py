@@ -183,14 +183,19 @@ class Watcher:
     def _edition(self, assets: Assets, game_id: str, players, papers, lang: str, say: Callable[[str], None],
                  just: JustWritten | None = None) -> tuple[list[str], list[str], list[str], Game | None]:
         """One edition as `pnp build` builds it: the files written, the files left as they were (the
-        edition was up to date: nothing it prints changed), the faces drawn, and the edition as
-        loaded and checked (None when it was up to date)."""
+        edition was up to date: nothing it prints changed; or a file made again in the same bytes),
+        the faces drawn, and the edition as loaded and checked (None when it was up to date)."""
         edition = prepare_edition(self.project, assets, game_id, players, papers, say, self.options, self.jobs,
                                   None, lang, just)
         if not isinstance(edition, Prepared):
             return [], edition, [], None
-        written, fresh = edition.write(self.project, say, self.options, self.jobs)
-        return written, [], fresh, edition.game
+        before = _dates(self.project.build / game_id)
+        files, fresh = edition.write(self.project, say, self.options, self.jobs)
+        after = _dates(self.project.build / game_id)
+        # a file made again in the bytes it had is left in place (write_pack): not written, but as up to date
+        same = [f for f in files if (self.project.root / f) in before
+                and after.get(self.project.root / f) == before[self.project.root / f]]
+        return [f for f in files if f not in same], same, fresh, edition.game
 
     def reread_settings(self) -> bool:
         """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
@@ -300,6 +305,19 @@ class Watcher:
     def _changed_since_built(self) -> list[str]:
         """The games whose inputs are no longer those their last rebuild started from."""
         return [g for g in self.games if self._built_from.get(g) != stamp.inputs_hash(self.project.root, g, self.settings)]
+
+
+def _dates(folder: Path) -> dict[Path, tuple]:
+    """Each file of a game's build folder (packs, rulebooks, manifests, cut files) with its inode,
+    date and size."""
+    found = {}
+    for path in folder.rglob("*"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        found[path] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    return found
 
 
 def _Filter(project: Project):

@@ -542,6 +542,23 @@ def edition_data(game: Game) -> bytes:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 
 
+def _on_disk(folder: Path, name: str) -> tuple:
+    """A pack's PDF and manifest as they are on disk (file, date, size): write_pack leaves a file it
+    would write again in the same bytes, so an unchanged pair means the pack did not change."""
+    def signature(path: Path):
+        try:
+            found = path.stat()
+        except OSError:
+            return None
+        return found.st_ino, found.st_mtime_ns, found.st_size
+    return signature(folder / f"{name}.pdf"), signature(folder / f"{name}.json")
+
+
+def _verb(before: tuple, after: tuple) -> str:
+    """What a build says of a pack it wrote: "unchanged" when its files are the ones it found."""
+    return "unchanged" if None not in before and before == after else "wrote"
+
+
 def _write_edition(project: Project, made: Gathered, players, say, options: PrintOptions, jobs: int,
                    made_from: str | None = None) -> tuple[list[str], list[str]]:
     """The second half of a build: write each pack and rulebook of what `gather` made once it passes
@@ -556,6 +573,9 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
                                          written_record.variant(options), frozenset(skip),
                                          written_record.variant(rules_options(options)), made_from)
     todo = made.to_make()
+    folder = project.build / game.id
+    before = {name: _on_disk(folder, name) for name in [pack_name(game, pack, paper, options) for pack, paper in todo]
+              + [rules.name for rules in made.rules]}
     # (a pack made ahead, while the faces rendered, is still to be checked and written: about half its work)
     weights = [builder.weight(one[0]) / (2 if made.ahead and made.ahead[0] == one else 1) for one in todo]
     for one in packs_written(todo, lambda pack, paper: made.write(project, pack, paper, options), jobs, weights):
@@ -563,8 +583,9 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
         warned = f", {count(len(report.findings), 'draft warning')}" if report.findings else ""
         files = written_files(project, path, manifest)
         cut = f"; its cut files in {Path(files[1]).parent}/" if len(files) > 1 else ""
-        say(f"wrote {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
-            f"preflight ok{warned}){cut}")
+        name = pack_name(game, pack, paper, options)
+        say(f"{_verb(before[name], _on_disk(folder, name))} {path} ({count(len(manifest['pages']), 'page')}, "
+            f"{count(report.cards, 'card')}; preflight ok{warned}){cut}")
         written += files
         entry = selection.entry(pack.players, pack.optional, paper)
         recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
@@ -573,8 +594,8 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
                                   name=rules.name, passed=rules.passed, shared=builder.passed_checks)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
-        say(f"wrote {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
-            "preflight ok)")
+        say(f"{_verb(before[rules.name], _on_disk(folder, rules.name))} {path} "
+            f"({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; preflight ok)")
         written.append(path)
         recorded.update(dict.fromkeys(own_files(rules.name, rules.manifest), selection.entry(None, False, rules.paper)))
     removed = written_record.replace_earlier(project.build, game.id, selection, recorded)

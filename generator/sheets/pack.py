@@ -399,7 +399,10 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
             _refuse(report, options)
         sheet_cache.forget(project, game.id, name)
         for target, tmp in staged.items():
-            commit(tmp, target)
+            if _holds(target, tmp):         # the same bytes: left as they are, date and all
+                tmp.unlink()
+            else:
+                commit(tmp, target)
         staged = {}
         pdf_sha = sha256_hex(pdf)                           # the stamp's and the sheet record's
         stamp.note_output(folder / f"{name}.pdf", pdf_sha)
@@ -413,6 +416,17 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
     return project.display(folder / f"{name}.pdf"), report
+
+
+def _holds(target: Path, staged: Path) -> bool:
+    """Whether `target` is a regular file with the staged file's bytes: a build that makes a file
+    again as it was does not replace it, so its date says when it last changed (a designer, or a
+    folder synced by date, sees only what this build changed)."""
+    try:
+        return target.is_file() and not target.is_symlink() and target.stat().st_size == staged.stat().st_size \
+            and target.read_bytes() == staged.read_bytes()
+    except OSError:
+        return False
 
 
 def _refuse(report: "Report", options: PrintOptions) -> None:

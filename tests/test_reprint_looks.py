@@ -65,3 +65,29 @@ def test_a_record_of_face_keys_from_before_looks_reads_as_the_faces_looks(tmp_pa
     assert result.exit_code == 0 and result.output == NOTHING, result.output
     printed = json.loads(path.read_text())["printed"]          # kept as looks now: the cache may go
     assert {len(look) for sides in printed.values() for look in sides.values()} == {64}
+
+
+def test_reprint_since_a_revision_says_what_the_revision_lacks_or_breaks(tmp_path):
+    """--since REV reads the game as the revision has it: a game not committed there yet, or committed
+    with a mistake since mended, is said to be the revision's, not the designer's files now."""
+    import subprocess
+    project = make(tmp_path / "project")
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    (project / "README.md").write_text("a kit\n")
+    subprocess.run(git + ["add", "README.md"], check=True)
+    subprocess.run(git + ["commit", "-qm", "start"], check=True)
+    missing = pnp(project, "reprint", GAME, "--since", "HEAD", "--paper", "a4")
+    assert (missing.exit_code, missing.output) == (1, "cards/inputs: revision HEAD has no game 'inputs' (not "
+                                                       "committed there yet), so there is nothing to compare with "
+                                                       "(hint: commit the game, or build it and run reprint without "
+                                                       "--since)\n")
+    people = project / "cards/inputs/people.yaml"
+    good = people.read_text()
+    people.write_text(good.replace("name: Smith", "name: [Smith"))
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "kit"], check=True)
+    people.write_text(good)
+    broken = pnp(project, "reprint", GAME, "--since", "HEAD", "--paper", "a4")
+    assert broken.exit_code == 1 and broken.output.startswith("cards/inputs/people.yaml:"), broken.output
+    assert ": at revision HEAD: invalid YAML" in broken.output and len(broken.output.splitlines()) == 1, broken.output

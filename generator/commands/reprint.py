@@ -14,6 +14,7 @@ import re
 import subprocess
 import tarfile
 import tempfile
+from dataclasses import replace
 from io import BytesIO
 from pathlib import Path
 
@@ -70,11 +71,25 @@ def previous_keys(project: Project, assets: Assets, game_id: str, since: str | N
         return looks
     with tempfile.TemporaryDirectory(prefix="pnp-since-") as scratch:
         old = _checkout(project, since, Path(scratch))
-        game = check_game(old, Assets(old), game_id, lang).game
+        game = _game_at(old, game_id, lang, since)
         # the fonts of the game's language, as the build and the faces now have them
         renderer = CardRenderer(old, Assets(old).edition(game.spec.language), game)
         keep = [p for p in game.packs if any(p.key == q.key for q in packs)] or list(game.packs)
         return keys_by_card(faces_for(game, renderer, keep))
+
+
+def _game_at(old: Project, game_id: str, lang: str | None, since: str) -> Game:
+    """The game as the revision `since` has it, checked; each problem says it is the revision's (the
+    designer's files may be right now)."""
+    if not (old.cards / game_id / "game.yaml").is_file():
+        raise PnpError(Problem(f"cards/{game_id}", None, f"revision {since} has no game '{game_id}' (not committed "
+                               "there yet), so there is nothing to compare with",
+                               "commit the game, or build it and run reprint without --since"))
+    try:
+        return check_game(old, Assets(old), game_id, lang).game
+    except PnpError as error:
+        raise PnpError([replace(problem, message=f"at revision {since}: {problem.message}")
+                        for problem in error.problems]) from None
 
 
 def _as_looks(project: Project, printed: dict) -> dict:
@@ -106,25 +121,36 @@ def verified_revision(project: Project, revision: str) -> str:
 
 
 def _checkout(project: Project, revision: str, into: Path) -> Project:
-    """The project's tracked folders as they were at a git revision. A folder git holds only
-    as a symbolic link (fonts shared between projects) is taken as it is now."""
+    """The project's files as they were at a git revision. A folder of TRACKED that git holds only
+    as a symbolic link, or not at all (fonts shared between projects), is taken as it is now; cards/ never."""
     commit = verified_revision(project, revision)
-    run = subprocess.run(["git", "-C", str(project.root), "archive", "--format=tar", commit, "--", *TRACKED],
-                         capture_output=True)
-    if run.returncode:
-        message = run.stderr.decode(errors="replace").strip().splitlines()
-        raise PnpError(Problem(str(project.root), None, f"cannot read revision {revision!r}: "
-                               f"{message[-1] if message else 'git archive failed'}"))
-    with tarfile.open(fileobj=BytesIO(run.stdout)) as archive:
-        for member in archive.getmembers():
-            try:
-                archive.extract(member, into, filter="data")
-            except tarfile.FilterError:       # a link out of the scratch folder: skipped, see above
-                continue
+    # The project folder as the revision holds it (a data file the game reads by ../, shared/ say, too), but
+    # build/; only what it holds: git archive refuses a path it does not.
+    held = [name for name in _git(project, revision, "ls-tree", "-z", "--name-only", commit).split("\0")
+            if name and name != "build"]
+    if held:
+        with tarfile.open(fileobj=BytesIO(_git(project, revision, "archive", "--format=tar", commit, "--", *held,
+                                               text=False))) as archive:
+            for member in archive.getmembers():
+                try:
+                    archive.extract(member, into, filter="data")
+                except tarfile.FilterError:       # a link out of the scratch folder: skipped, see above
+                    continue
+    (into / "cards").mkdir(exist_ok=True)       # a revision without cards/ has no game: never today's
     for folder in TRACKED:
         if not (into / folder).exists() and (project.root / folder).exists():
             (into / folder).symlink_to(project.root / folder)
     return Project.at(into)
+
+
+def _git(project: Project, revision: str, *args: str, text: bool = True):
+    """What a git command prints about the project's repository; a PnpError naming the revision if it fails."""
+    run = subprocess.run(["git", "-C", str(project.root), *args], capture_output=True)
+    if run.returncode:
+        message = run.stderr.decode(errors="replace").strip().splitlines()
+        raise PnpError(Problem(str(project.root), None, f"cannot read revision {revision!r}: "
+                               f"{message[-1] if message else f'git {args[0]} failed'}"))
+    return run.stdout.decode(errors="replace") if text else run.stdout
 
 
 def reprint(project: Project, assets: Assets, game_id: str, since: str | None, players: int | None,

@@ -181,6 +181,11 @@ def load_yaml(path: Path, display: str) -> Any:
         if "quoted scalar" in (exc.context or "") and exc.context_mark:
             mark = exc.context_mark          # where the quote opened, not the file's end it ran to
         line = mark.line + 1 if mark else None
+        opened = _quote_run_on(text, line) if line else None
+        if opened:
+            raise PnpError(Problem(display, opened, f"invalid YAML: a quote opened on this line runs on to line "
+                                   f"{line}, where it closes and what follows cannot be read",
+                                   "close the text with its quote mark on this line")) from None
         what = (exc.problem or exc.context or "invalid YAML").strip()
         source = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
         raise PnpError(Problem(display, line, f"invalid YAML: {what}",
@@ -193,6 +198,23 @@ def load_yaml(path: Path, display: str) -> Any:
     if data is None:
         raise PnpError(Problem(display, 1, "file is empty"))
     return data
+
+
+def _quote_run_on(text: str, line: int) -> int | None:
+    """The line where a quoted text began that ran over line breaks to end on `line`, the line the
+    parser stopped at: a quote left open closes at the next quote mark, lines later, and the parser
+    then stumbles on what follows it there (a `**bold**` read as an alias, say). None when no
+    quoted text ends there after starting on an earlier line."""
+    try:
+        for token in yaml.scan(text, Loader=_BASE_LOADER):
+            if isinstance(token, yaml.ScalarToken) and token.style in ('"', "'") \
+                    and token.start_mark.line < token.end_mark.line == line - 1:
+                return token.start_mark.line + 1
+            if token.start_mark.line >= line:
+                return None
+    except yaml.YAMLError:
+        pass
+    return None
 
 
 def yaml_hint(parser_words: str, line: str) -> str | None:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from generator.atomic import identity
 from generator.source import reads, stamp
 from generator.source.assets import Assets
 from generator.source.load import game_languages
@@ -308,16 +309,8 @@ class Watcher:
 
 
 def _dates(folder: Path) -> dict[Path, tuple]:
-    """Each file of a game's build folder (packs, rulebooks, manifests, cut files) with its inode,
-    date and size."""
-    found = {}
-    for path in folder.rglob("*"):
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        found[path] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-    return found
+    """Each file of a game's build folder (packs, rulebooks, manifests, cut files) by its identity."""
+    return {path: identity(path) for path in folder.rglob("*")}
 
 
 def _Filter(project: Project):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from generator.source.assets import Assets
-from generator.atomic import read_record as read_json, remove_outputs, write_record
+from generator.atomic import identity, read_record as read_json, remove_outputs, write_record
 from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -543,15 +543,9 @@ def edition_data(game: Game) -> bytes:
 
 
 def _on_disk(folder: Path, name: str) -> tuple:
-    """A pack's PDF and manifest as they are on disk (file, date, size): write_pack leaves a file it
-    would write again in the same bytes, so an unchanged pair means the pack did not change."""
-    def signature(path: Path):
-        try:
-            found = path.stat()
-        except OSError:
-            return None
-        return found.st_ino, found.st_mtime_ns, found.st_size
-    return signature(folder / f"{name}.pdf"), signature(folder / f"{name}.json")
+    """A pack's PDF and manifest as they are on disk: write_pack leaves a file it would write again in
+    the same bytes, so the same pair after the write means the pack did not change."""
+    return identity(folder / f"{name}.pdf"), identity(folder / f"{name}.json")
 
 
 def _verb(before: tuple, after: tuple) -> str:

@@ -182,6 +182,7 @@ def test_a_save_in_the_edition_not_looked_at_writes_the_proof_of_its_card(tmp_pa
     said: list[str] = []
     watcher = Watcher(project, ["night-market"], [3], ["a4"], PrintOptions(), 1, say=said.append)
     watcher.rebuild(["night-market"], changed=False)
+    assert not (project.build / "night-market/cards").exists()       # the first build draws all: no proofs
     (project.build / "night-market/night-market-3p-a4-zh-Hans.pdf").touch()      # looked at last
     catalogue = project.root / "cards/night-market/i18n/en.yaml"
     catalogue.write_text(catalogue.read_text(encoding="utf-8").replace("Roll ≥ 4: gain 2 coins.",

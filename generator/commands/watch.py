@@ -230,7 +230,7 @@ class Watcher:
                 if just is not None and first[3]:     # the first pack was the whole build: nothing is left
                     written, kept, fresh, read, proofs = list(just.files), [], [], {}, []
                 else:
-                    written, kept, fresh, read, proofs = self._rest(game_id, just, say)
+                    written, kept, fresh, read, proofs = self._rest(game_id, just, say, proofs=changed)
             except PnpError as exc:
                 for problem in exc.problems:
                     self.say(str(problem))
@@ -250,19 +250,20 @@ class Watcher:
                      f"{count(len(fresh), 'face')} re-rendered{': ' + cards if fresh else ''}; "
                      f"wrote {', '.join(rest + proofs) or 'nothing more'}")
 
-    def _rest(self, game_id: str, just: JustWritten | None,
-              say: Callable[[str], None]) -> tuple[list[str], list[str], list[str], dict, list[str]]:
+    def _rest(self, game_id: str, just: JustWritten | None, say: Callable[[str], None],
+              proofs: bool = True) -> tuple[list[str], list[str], list[str], dict, list[str]]:
         """Every edition as pnp build makes it, but what `just` wrote: the files written, those of
-        editions up to date, the faces drawn, the files read (with their hashes) and the proofs of the
-        cards drawn anew (not outputs of the build: its stamp does not list them)."""
+        editions up to date, the faces drawn, the files read (with their hashes) and, with `proofs` (a
+        save, not the watch's first build), the proofs of the cards drawn anew (not outputs of the
+        build: its stamp does not list them)."""
         with reads.recording() as log:
             assets = Assets(self.project)      # fonts or icons may have changed
-            written, kept, fresh, proofs = [], [], [], []
+            written, kept, fresh, proved = [], [], [], []
             for lang in self.languages(game_id):      # every language, as pnp build
                 files, left, faces, game = self._edition(assets, game_id, self.players, self.papers, lang, say, just)
                 written, kept, fresh = written + files, kept + left, fresh + faces
-                proofs += self._proofs(assets, game_id, faces, lang, game)
-        return written, kept, fresh, dict(log.files), proofs
+                proved += self._proofs(assets, game_id, faces, lang, game) if proofs else []
+        return written, kept, fresh, dict(log.files), proved
 
     def run(self, stop_event=None) -> None:
         from watchfiles import watch

@@ -64,6 +64,61 @@ def _edit(project: Path, old: str, new: str) -> None:
     cards.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def sizes_built(tmp_path_factory) -> tuple[Path, tuple[bytes, bytes]]:
+    """The sizes game built once, cold (one process), for the tests that start from a built pack (each
+    copies it); and the pack a cold build writes once poker/b's label is 丙 (the edit most of them make)."""
+    root = tmp_path_factory.mktemp("sizes")
+    project = _sizes(root / "sizes")
+    _build(project, "--jobs", "1")
+    cold = _sizes(root / "cold")
+    _edit(cold, "label: 乙", "label: 丙")
+    _build(cold, "--jobs", "1")
+    return project, _pack(cold)
+
+
+def _built(sizes_built, tmp_path: Path) -> Path:
+    """A copy of the module's built sizes project, to change."""
+    return Path(shutil.copytree(sizes_built[0], tmp_path / "sizes", symlinks=True))
+
+
+def _assert_edited_cold(project: Path, sizes_built) -> None:
+    """The pack as built now is the one a cold build writes with poker/b's label 丙 (the module's)."""
+    assert _pack(project) == sizes_built[1]
+
+
+MARKET = ("build", "night-market", "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+MARKET_PACK = "build/night-market/night-market-3p-a4-zh-Hans.pdf"
+
+
+def _motto(project: Path, old: str = "motto: 红红火火", new: str = "motto: 红红火火火") -> None:
+    stalls = project / "cards/night-market/stalls.yaml"
+    text = stalls.read_text(encoding="utf-8")
+    assert old in text
+    stalls.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def market_built(tmp_path_factory) -> tuple[Path, tuple[bytes, bytes]]:
+    """night-market (boards and a rulebook; tests/test_rebuild_sequences.py) built once, its Chinese
+    3-player A4 pack, for the tests that start from it (each copies it); and that pack (PDF, manifest)
+    as a cold build writes it once the red stall's motto is 红红火火火 (the first edit each makes)."""
+    from tests.test_rebuild_sequences import _project
+    root = tmp_path_factory.mktemp("market")
+    project = _project(root / "project")
+    assert pnp(project, *MARKET).exit_code == 0
+    cold = Path(shutil.copytree(project, root / "cold", symlinks=True, ignore=shutil.ignore_patterns("build")))
+    _motto(cold)
+    assert pnp(cold, *MARKET).exit_code == 0
+    pack = cold / MARKET_PACK
+    return project, (pack.read_bytes(), pack.with_suffix(".json").read_bytes())
+
+
+def _market(market_built, tmp_path: Path) -> Path:
+    """A copy of the module's built night-market project, to change."""
+    return Path(shutil.copytree(market_built[0], tmp_path / "project", symlinks=True))
+
+
 @pytest.mark.parametrize("options, suffix", [((), ""), (("--duplex", "gutterfold"), "-gutterfold"),
                                              (("--duplex", "none"), None), (("--sheets", "per-deck"), None)])
 def test_one_changed_card_re_imposes_its_sheets_and_equals_a_cold_build(tmp_path, kept, options, suffix):
@@ -120,11 +175,10 @@ def test_a_card_drawn_with_another_font_is_built_on_as_before(tmp_path, kept):
     _assert_cold_equal(project)
 
 
-def test_a_new_page_1_and_title_are_built_on_as_before(tmp_path, kept):
+def test_a_new_page_1_and_title_are_built_on_as_before(tmp_path, kept, sizes_built):
     """The game's title changed: every sheet is as it was, but page 1 and the document's title
     are not; the pack is built on its last file, every sheet kept, and is the cold build."""
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+    project = _built(sizes_built, tmp_path)
     game = project / "cards/sizes/game.yaml"
     game.write_text(game.read_text(encoding="utf-8").replace("title: 尺寸测试", "title: 尺寸测试二"), encoding="utf-8")
     _build(project)
@@ -132,9 +186,8 @@ def test_a_new_page_1_and_title_are_built_on_as_before(tmp_path, kept):
     _assert_cold_equal(project)
 
 
-def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept, sizes_built):
+    project = _built(sizes_built, tmp_path)
     pdf = project / "build/sizes/sizes-1p-a4.pdf"
     pdf.write_bytes(pdf.read_bytes().replace(b"/Producer", b"/Produced"))
     _edit(project, "label: 乙", "label: 丙")
@@ -144,9 +197,8 @@ def test_a_pack_changed_on_disk_is_never_built_on(tmp_path, kept):
 
 @pytest.mark.parametrize("damage", ["garbage", "folder", "another file", "its file's hash, wrong shape",
                                     "its file's hash, a face's glyphs not JSON"])
-def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+def test_a_damaged_record_builds_cold(tmp_path, kept, damage, sizes_built):
+    project = _built(sizes_built, tmp_path)
     record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
     assert record.is_file()
     if damage == "garbage":
@@ -170,16 +222,16 @@ def test_a_damaged_record_builds_cold(tmp_path, kept, damage):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert kept == []
-    _assert_cold_equal(project)
+    _assert_edited_cold(project, sizes_built)
 
 
-def test_a_pack_with_boards_and_a_rulebook_keeps_them_and_is_the_cold_build(tmp_path, kept):
+def test_a_pack_with_boards_and_a_rulebook_keeps_them_and_is_the_cold_build(tmp_path, kept, market_built):
     """A game with boards and a rulebook: a card edit re-imposes the card's sheets and keeps every other
     page of the last pack (its boards' and its rulebook's among them); a board edit builds the pack
-    whole. Each time the pack is the cold build's."""
-    from tests.test_rebuild_sequences import GAME, _project
-    project = _project(tmp_path / "project")
-    build = ("build", GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+    whole. Each time the pack is the cold build's (after the first edit, the module's)."""
+    from tests.test_rebuild_sequences import GAME
+    project = _market(market_built, tmp_path)
+    build = MARKET
     pack = project / f"build/{GAME}/{GAME}-3p-a4-zh-Hans.pdf"
 
     def edited(name: str, old: str, new: str) -> tuple[bytes, bytes]:
@@ -197,8 +249,7 @@ def test_a_pack_with_boards_and_a_rulebook_keeps_them_and_is_the_cold_build(tmp_
         made = target / pack.relative_to(project)
         return made.read_bytes(), made.with_suffix(".json").read_bytes()
 
-    assert pnp(project, *build).exit_code == 0
-    assert edited("stalls.yaml", "motto: 红红火火", "motto: 红红火火火") == cold()
+    assert edited("stalls.yaml", "motto: 红红火火", "motto: 红红火火火") == market_built[1]
     roles = [e["role"] for e in json.loads(pack.with_suffix(".json").read_bytes())["pages"] if e["role"] != "info"]
     assert {"board", "rulebook"} <= set(roles)
     (k, n), = kept
@@ -213,11 +264,10 @@ def test_a_pack_with_boards_and_a_rulebook_keeps_them_and_is_the_cold_build(tmp_
     assert len(kept) == 1 and kept[0][0] >= k          # and the next edit builds on it (its record came too)
 
 
-def test_a_record_that_lies_about_its_sheets_is_built_whole(tmp_path, kept):
+def test_a_record_that_lies_about_its_sheets_is_built_whole(tmp_path, kept, sizes_built):
     """A record of the right file whose sheets are swapped (edited by hand): the pack built on
     it fails preflight, so it is built whole, checked again, and is the cold build."""
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+    project = _built(sizes_built, tmp_path)
     record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
     data = json.loads(record.read_text())
     sheets = data["sheets"]
@@ -226,14 +276,14 @@ def test_a_record_that_lies_about_its_sheets_is_built_whole(tmp_path, kept):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert len(kept) == 1                               # it was built on, then refused and made whole
-    _assert_cold_equal(project)
+    _assert_edited_cold(project, sizes_built)
 
 
-def test_a_changed_font_with_the_same_glyphs_is_embedded_anew(tmp_path, kept):
+def test_a_changed_font_with_the_same_glyphs_is_embedded_anew(tmp_path, kept, sizes_built):
     """The faces are drawn again with a changed font file; the pack's subset of it must be made
     from the new file too, though the glyphs the pack draws are the same."""
     from fontTools.ttLib import TTFont
-    project = _sizes(tmp_path / "sizes")
+    project = _built(sizes_built, tmp_path)             # (its faces drawn with the same fonts' bytes)
     (project / "fonts").unlink()
     shutil.copytree(ROOT / "fonts", project / "fonts")
     _build(project)
@@ -246,10 +296,9 @@ def test_a_changed_font_with_the_same_glyphs_is_embedded_anew(tmp_path, kept):
     _assert_cold_equal(project)
 
 
-def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
+def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path, sizes_built):
     """Caches and records are the build's to make again, whatever stands in their way."""
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+    project = _built(sizes_built, tmp_path)
     cache = project / "build/.cache"
     shutil.rmtree(cache / "sheets")
     (cache / "sheets").write_text("x")
@@ -261,7 +310,7 @@ def test_a_file_where_a_cache_folder_should_be_is_replaced(tmp_path):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert (cache / "sheets").is_dir() and any(shard.is_dir() for shard in shards)
-    _assert_cold_equal(project)
+    _assert_edited_cold(project, sizes_built)
 
 
 def test_a_sheet_key_follows_the_geometry_not_the_objects_that_hold_it():
@@ -344,11 +393,10 @@ def test_a_glyph_whose_text_changed_gets_its_new_text_as_a_cold_build(tmp_path):
     assert build() == incremental
 
 
-def test_a_record_that_does_not_fit_its_pack_is_built_whole(tmp_path, kept):
+def test_a_record_that_does_not_fit_its_pack_is_built_whole(tmp_path, kept, sizes_built):
     """A record of the right file, edited to name page 1 a sheet: no form where it says, so the
     pack is built whole (not an internal error), and it is the cold build."""
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+    project = _built(sizes_built, tmp_path)
     record = project / "build/.cache/sheets/sizes/sizes-1p-a4.json"
     data = json.loads(record.read_text())
     data["info_pages"] = 0
@@ -357,15 +405,14 @@ def test_a_record_that_does_not_fit_its_pack_is_built_whole(tmp_path, kept):
     _edit(project, "label: 乙", "label: 丙")
     _build(project)
     assert kept == []
-    _assert_cold_equal(project)
+    _assert_edited_cold(project, sizes_built)
 
 
-def test_a_record_naming_a_form_that_is_not_a_stream_is_not_built_on(tmp_path, kept):
+def test_a_record_naming_a_form_that_is_not_a_stream_is_not_built_on(tmp_path, kept, sizes_built):
     """The last pack's form for the changed card replaced by a dictionary (and the record given the
     file's hash, as a hand edit would): no internal error, the cold build."""
     import hashlib
-    project = _sizes(tmp_path / "sizes")
-    _build(project)
+    project = _built(sizes_built, tmp_path)
     path = project / "build/sizes/sizes-1p-a4.pdf"
     with pikepdf.open(path, allow_overwriting_input=True) as pdf:
         stand_in = pdf.make_indirect(pikepdf.Dictionary(PnpId=pikepdf.String("poker/b")))    # one, as the form was
@@ -406,14 +453,14 @@ def test_a_cold_pack_copies_its_faces_streams_as_the_face_cache_holds_them(tmp_p
     assert "/XObject" not in made and made, "only the sheets, fonts and page 1 compressed by the pack"
 
 
-def test_a_streamed_cold_build_imposes_its_faces_as_drawn_without_reading_them_back(tmp_path, monkeypatch):
+def test_a_streamed_cold_build_imposes_its_faces_as_drawn_without_reading_them_back(tmp_path, monkeypatch,
+                                                                                    sizes_built):
     """Faces drawn by the workers while the build imposes are placed from the bytes they sent (kept
     until a sheet opens them), not read back from the face cache (a face opened again after a sheet
-    let it go is); the pack is the one a build from the cache writes."""
+    let it go is); the pack is the one a build from the cache writes (the module's, in one process)."""
     from generator.render.cache import FaceCache
     from generator.render.cards import Rendered
-    project = _sizes(tmp_path / "sizes")
-    _build(project, "--jobs", "1")
+    project = _built(sizes_built, tmp_path)
     cached = _pack(project)
     shutil.rmtree(project / "build")
     again, first, released = [], [], set()
@@ -478,28 +525,28 @@ def test_a_stored_frame_cut_short_is_drawn_again(tmp_path):
     stalls.write_text(stalls.read_text(encoding="utf-8").replace("motto: 红红火火", "motto: 红红火火火", 1), encoding="utf-8")
     result = pnp(project, *build)
     assert result.exit_code == 0, result.output
-    assert pack.read_bytes() == clean_cold()
+    reference = clean_cold()
+    assert pack.read_bytes() == reference
     shutil.rmtree(project / f"build/{GAME}")
     for kind in ("packs", "pack-records", "sheets"):
         shutil.rmtree(project / f"build/.cache/{kind}", ignore_errors=True)
     result = pnp(project, *build)
     assert result.exit_code == 0, result.output
-    assert pack.read_bytes() == clean_cold()
+    assert pack.read_bytes() == reference                # (the inputs as they were: the same clean cold build)
 
 
 @pytest.mark.parametrize("part, value", [("conflicts", [[1]]), ("font_names", {"x": ["y"]}), ("faces", {"x": 5}),
                                          ("glyph_map", {"g": {"x": [1, "a"]}})])
-def test_a_stored_pack_s_sheet_record_of_the_wrong_shape_is_not_built_on(tmp_path, kept, part, value):
+def test_a_stored_pack_s_sheet_record_of_the_wrong_shape_is_not_built_on(tmp_path, kept, part, value, market_built):
     """The sheet record a stored pack brings (sheets/pack_store.py) with one part of the wrong shape, its
     entry's hash made to match: the pack is taken, the record is not kept, and the next edit builds the
-    pack cold, as a clean cold build writes it."""
+    pack cold, as a clean cold build writes it (the module's)."""
     import hashlib
     from generator.atomic import read_record, write_record
-    from tests.test_rebuild_sequences import GAME, _project
-    project = _project(tmp_path / "project")
-    build = ("build", GAME, "--players", "3", "--paper", "a4", "--lang", "zh-Hans")
+    from tests.test_rebuild_sequences import GAME
+    project = _market(market_built, tmp_path)
+    build = MARKET
     pack = project / f"build/{GAME}/{GAME}-3p-a4-zh-Hans.pdf"
-    assert pnp(project, *build).exit_code == 0
     store = project / "build/.cache/pack-records"
     (key,) = [k for k in read_record(store / f"by-name/{pack.name}.json")]
     listing = store / key[:2] / f"{key}.json"
@@ -514,12 +561,8 @@ def test_a_stored_pack_s_sheet_record_of_the_wrong_shape_is_not_built_on(tmp_pat
     pack.unlink()                                       # taken from the store, with the record it brings
     assert pnp(project, *build).exit_code == 0
     assert not sheet_cache.record_path(Project.at(project), GAME, pack.stem).exists()
-    stalls = project / f"cards/{GAME}/stalls.yaml"
-    stalls.write_text(stalls.read_text(encoding="utf-8").replace("motto: 红红火火", "motto: 红红火火火", 1), encoding="utf-8")
+    _motto(project)
     result = pnp(project, *build)
     assert result.exit_code == 0, result.output
     assert kept == []
-    cold = tmp_path / "cold"
-    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
-    assert pnp(cold, *build).exit_code == 0
-    assert (cold / pack.relative_to(project)).read_bytes() == pack.read_bytes()
+    assert (pack.read_bytes(), pack.with_suffix(".json").read_bytes()) == market_built[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -27,7 +28,29 @@ def project(tmp_path, monkeypatch, cephiro_built):
     count: a rulebook's figures are drawn, and counted, before its pages are looked up; a figure
     drawn anew misses the pages' key and is placed again). A test's cold reference, made after
     build/ is removed with its store, draws and lays out everything itself."""
-    project = make_project(tmp_path / "project", [GAME])
+    return _prepared(tmp_path / "project", monkeypatch, cephiro_built)
+
+
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory, cephiro_built) -> tuple[Path, list[set[str]]]:
+    """The project above built once for the module (its 2-player A4 pack), and the drawings that first
+    build drew (with no drawing in its store: every one)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        project = _prepared(tmp_path_factory.mktemp("first") / "project", monkeypatch, cephiro_built)
+        return project, _build(project)
+
+
+@pytest.fixture
+def built(first_build, tmp_path, monkeypatch) -> tuple[Path, list[set[str]]]:
+    """A copy of the module's built project, each drawing really drawn recorded as in `project`; and
+    the drawings its first build drew (what `_build(project)` gave as a test's first build)."""
+    project = Path(shutil.copytree(first_build[0], tmp_path / "project", symlinks=True))
+    _spy(monkeypatch)
+    return project, list(first_build[1])
+
+
+def _prepared(target: Path, monkeypatch, cephiro_built) -> Path:
+    project = make_project(target, [GAME])
     seed_store(project, [cephiro_built], only=("faces", "rulebook", "rulebook-layouts"))
     (project / "icons").unlink()
     shutil.copytree(ROOT / "icons", project / "icons")
@@ -39,6 +62,11 @@ def project(tmp_path, monkeypatch, cephiro_built):
     assert text.count(marker) == 1
     pieces.write_text(text.replace(marker, "      - {type: icon, x: 8, y: 3.5, size: 10, icon: own/flag.svg}"),
                       encoding="utf-8")
+    _spy(monkeypatch)
+    return project
+
+
+def _spy(monkeypatch) -> None:
     DRAWN.clear()
     original = PieceDrawer._draw_copy
 
@@ -47,7 +75,6 @@ def project(tmp_path, monkeypatch, cephiro_built):
         return original(self, item, pack, context)
 
     monkeypatch.setattr(PieceDrawer, "_draw_copy", spy)
-    return project
 
 
 DRAWN: list[set[str]] = []          # the piece of each drawing really drawn (one copy, one side), in order
@@ -100,8 +127,8 @@ def _digest(project) -> str:
     return hashlib.sha256((project / PACK).read_bytes()).hexdigest()
 
 
-def test_a_change_redraws_exactly_the_drawings_that_read_it(project):
-    cold = _build(project)
+def test_a_change_redraws_exactly_the_drawings_that_read_it(built):
+    project, cold = built
     assert cold and any("host-marker" in d for d in cold) and any("record-board" in d for d in cold)
     assert _build(project) == []                                  # nothing changed: nothing drawn
 
@@ -123,10 +150,10 @@ def test_a_change_redraws_exactly_the_drawings_that_read_it(project):
     assert _build(project) == []
 
 
-def test_a_card_edit_redraws_only_the_drawings_whose_expressions_read_the_decks(project):
+def test_a_card_edit_redraws_only_the_drawings_whose_expressions_read_the_decks(built):
     """A card's text that no board prints: no drawing is drawn again (the decks are an input of a
     drawing only when one of its expressions reads them); the pack is then a cold build's."""
-    _build(project)
+    project, _ = built
     oaths = project / f"cards/{GAME}/oaths.yaml"
     text = oaths.read_text(encoding="utf-8")
     old = "effect: 本轮你若成为心愿最盛者"
@@ -139,8 +166,8 @@ def test_a_card_edit_redraws_only_the_drawings_whose_expressions_read_the_decks(
     assert _digest(project) == cached
 
 
-def test_a_pack_from_cached_drawings_equals_a_cold_one(project):
-    _build(project)
+def test_a_pack_from_cached_drawings_equals_a_cold_one(built):
+    project, _ = built
     (project / "icons/own/flag.svg").write_text(FLAG.format("#30a030"))
     assert _build(project)                                        # partly cached, partly drawn
     cached = _digest(project)
@@ -151,8 +178,8 @@ def test_a_pack_from_cached_drawings_equals_a_cold_one(project):
     assert _digest(project) == cached
 
 
-def test_a_damaged_drawing_in_the_cache_is_drawn_again(project):
-    cold = _build(project)
+def test_a_damaged_drawing_in_the_cache_is_drawn_again(built):
+    project, cold = built
     for entry in (project / "build/.cache/pieces").rglob("*.pdf"):
         entry.write_bytes(entry.read_bytes()[:200])               # cut off: its hash no longer matches
     assert sorted(map(sorted, _build(project))) == sorted(map(sorted, cold))
@@ -202,12 +229,12 @@ def test_a_translation_redraws_no_board_and_the_untranslated_check_is_made_again
     assert calls == [both]
 
 
-def test_a_figure_drawn_anew_is_placed_again_in_the_laid_out_rulebook(project, monkeypatch):
+def test_a_figure_drawn_anew_is_placed_again_in_the_laid_out_rulebook(built, monkeypatch):
     """The record board is a figure of the rulebook: its label's size redraws it, and the rulebook's
     pages take it without being laid out again (the layout is a store value of its own: a figure's
     box is sized by the piece, not by what is drawn in it); the pack is a cold build's."""
     from generator.render.rulebook import RulebookRenderer
-    _build(project)
+    project, _ = built
     laid_out = []
     original = RulebookRenderer._layout
     monkeypatch.setattr(RulebookRenderer, "_layout", lambda self, html: laid_out.append(1) or original(self, html))
@@ -223,10 +250,10 @@ def test_a_figure_drawn_anew_is_placed_again_in_the_laid_out_rulebook(project, m
     assert laid_out and _digest(project) == cached
 
 
-def test_a_board_that_reads_one_field_of_each_card_redraws_only_when_that_field_changes(project):
+def test_a_board_that_reads_one_field_of_each_card_redraws_only_when_that_field_changes(built):
     """The trial map names each trial (`decks.trials[index].name`): a trial's terrain line, which no
     board prints, redraws nothing; its name redraws the trial map; the pack then equals a cold one."""
-    cold = _build(project)
+    project, cold = built
     assert any("trial-map" in d for d in cold)
     trials = project / f"cards/{GAME}/trials.yaml"
     text = trials.read_text(encoding="utf-8")

@@ -76,14 +76,6 @@ def test_nothing_changed_renders_nothing(warm):
     assert _build(warm)[1] == []
 
 
-def test_a_changed_card_re_renders_only_that_card(warm):
-    path = warm / "cards/cephiro-pillar/trials.yaml"
-    text = path.read_text(encoding="utf-8")
-    assert "name: 精灵之森" in text
-    path.write_text(text.replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
-    assert _build(warm)[1] == ["trials/spirit-forest (face)"]
-
-
 def test_a_changed_template_re_renders_exactly_its_cards(warm):
     path = warm / "templates/cephiro-pillar/trial-back.html"
     path.write_text(path.read_text(encoding="utf-8") + "\n<!-- a new comment -->\n", encoding="utf-8")
@@ -201,15 +193,19 @@ def test_a_corrupt_faces_record_is_repaired_silently(warm):
     assert record.is_file() and json.loads(record.read_text())["packs"] == [2]
 
 
-def test_the_faces_record_is_written_only_when_a_card_or_pack_is_new_to_it(warm):
-    """A rebuild of an edited card leaves .faces.json as it was ("printed" keeps the card as first
-    built, for `pnp reprint`); a pack built for the first time is added."""
+def test_the_faces_record_is_written_only_when_a_card_or_pack_is_new_to_it(warm, cephiro_built):
+    """A changed card re-renders only that card. A rebuild of an edited card leaves .faces.json as it
+    was ("printed" keeps the card as first built, for `pnp reprint`); a pack built for the first time
+    is added."""
     record = warm / "build/cephiro-pillar/.faces.json"
     before = record.read_bytes(), record.stat().st_ino
     path = warm / "cards/cephiro-pillar/trials.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
-    assert _build(warm)[1] == ["trials/spirit-forest (face)"]
+    text = path.read_text(encoding="utf-8")
+    assert "name: 精灵之森" in text
+    path.write_text(text.replace("name: 精灵之森", "name: 精灵之林"), encoding="utf-8")
+    assert _build(warm)[1] == ["trials/spirit-forest (face)"]         # only that card
     assert (record.read_bytes(), record.stat().st_ino) == before
+    seed_store(warm, [cephiro_built])      # the 3-player pack's faces and boards: what is tested is the record
     _build(warm, players=(3,))
     data = json.loads(record.read_text())
     assert data["packs"] == [2, 3] and data["printed"]["trials/spirit-forest"] == json.loads(before[0])["printed"][

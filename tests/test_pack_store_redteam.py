@@ -435,8 +435,8 @@ def test_a_draft_page_one_taken_back_keeps_its_draft_warning(warm, tmp_path):
     out = _run(project, *draft)
     cold = tmp_path / "cold"
     shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
-    said, fresh = _run(cold, *draft), _outputs(cold)
-    assert {n: _outputs(project).get(n) for n in fresh} == fresh      # (the default's files beside)
+    said, fresh, files = _run(cold, *draft), _outputs(cold), _outputs(project)
+    assert {n: files.get(n) for n in fresh} == fresh      # (the default's files beside)
     assert _said(out) == _said(said)
 
 

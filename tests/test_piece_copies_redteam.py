@@ -390,8 +390,8 @@ def test_edits_and_print_options_one_after_another_then_warm_equals_cold(warm, t
     for extra in [(), *OPTIONS]:
         _run(project, *ARGS, *extra)
         _run(reference, *ARGS, *extra)
-        made = _outputs(reference)
-        assert {name: _outputs(project).get(name) for name in made} == made, extra
+        made, out = _outputs(reference), _outputs(project)
+        assert {name: out.get(name) for name in made} == made, extra
 
 
 def test_every_edit_undone_takes_the_first_build_s_bytes(warm, tmp_path, drawn):
@@ -443,7 +443,19 @@ def _process(project: Path, *args: str) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_fonts_yaml_weights_swapped_redraw_the_boards(warm, tmp_path):
+@pytest.fixture(scope="module")
+def swapped_cold(warm, tmp_path_factory) -> dict[str, bytes]:
+    """What a cold build in a process of its own writes from the warm project's inputs with fonts of its
+    own, their Chinese weights swapped: the reference of the two tests below (both end on these inputs)."""
+    cold = tmp_path_factory.mktemp("swapped") / "cold"
+    shutil.copytree(warm[0], cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    _own_fonts(cold)
+    _swap_weights(cold)
+    _process(cold)
+    return _outputs(cold)
+
+
+def test_fonts_yaml_weights_swapped_redraw_the_boards(warm, tmp_path, swapped_cold):
     """fonts/fonts.yaml names which file draws a family's weight: the two Chinese files' weights swapped
     make every text the other file. Only the fonts' files and bytes were in a drawing's key: the warm
     build (a new process) kept the boards as drawn, the cold one drew them anew."""
@@ -452,22 +464,16 @@ def test_fonts_yaml_weights_swapped_redraw_the_boards(warm, tmp_path):
     _process(project)
     _swap_weights(project)
     _process(project)
-    cold = tmp_path / "cold"
-    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
-    _process(cold)
-    assert _outputs(project) == _outputs(cold)
+    assert _outputs(project) == swapped_cold
 
 
-def test_fonts_edited_between_builds_of_one_process_redraw_the_boards(warm, tmp_path):
+def test_fonts_edited_between_builds_of_one_process_redraw_the_boards(warm, tmp_path, swapped_cold):
     project = _copy(warm, tmp_path)
     _own_fonts(project)
     _run(project)                       # (this process registered the fonts as they were)
     _swap_weights(project)
     _run(project)
-    cold = tmp_path / "cold"
-    shutil.copytree(project, cold, symlinks=True, ignore=shutil.ignore_patterns("build"))
-    _process(cold)
-    assert _outputs(project) == _outputs(cold)
+    assert _outputs(project) == swapped_cold
 
 
 # --- the store damaged: a miss, drawn again, never printed -----------------------------------------------

@@ -353,7 +353,7 @@ def test_only_names_an_unknown_or_ambiguous_card(cephiro):
 
 def test_reprint_since_the_last_build_has_every_copy_of_the_changed_card(cephiro, cephiro_built):
     seed_store(cephiro, [cephiro_built])        # its faces and boards from the session's build
-    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "5", "--paper", "a4").exit_code == 0
+    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "5", "--paper", "a4", "--lang", "zh-Hans").exit_code == 0
     nothing = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")
     assert nothing.exit_code == 0 and "nothing changed since the cards were last printed" in nothing.output
     path = cephiro / "cards/cephiro-pillar/oaths.yaml"
@@ -504,7 +504,7 @@ def test_reprint_takes_the_pack_that_was_built(cephiro, cephiro_built):
     """Built for 3 players only, a reprint is of the 3-player pack: the yellow and purple cards of
     the 5-player pack were never printed, so they are not 'changed'."""
     seed_store(cephiro, [cephiro_built])        # its faces and boards from the session's build
-    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "3", "--paper", "a4").exit_code == 0
+    assert pnp(cephiro, "build", "cephiro-pillar", "--players", "3", "--paper", "a4", "--lang", "zh-Hans").exit_code == 0
     path = cephiro / "cards/cephiro-pillar/oaths.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("name: 护心镜", "name: 护心盾"), encoding="utf-8")
     result = pnp(cephiro, "reprint", "cephiro-pillar", "--paper", "a4")

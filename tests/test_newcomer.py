@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import click
 import pytest
@@ -20,7 +21,7 @@ from generator.commands.cli import main
 from generator.source.assets import Assets
 from generator.source.project import Project
 from generator.source.words import count
-from tests.conftest import ROOT, make_project, pnp
+from tests.conftest import ROOT, make_project, pnp, seed_store
 from tests.pdfcheck import page_text
 
 
@@ -30,6 +31,25 @@ def demo(tmp_path):
     project = tmp_path / "demo-project"
     assert pnp(project, "new", "demo").exit_code == 0
     return project
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """The scaffold game validated once in this module: every pack's faces, boards and rulebook pages
+    drawn into its store, read only."""
+    project = tmp_path_factory.mktemp("demo-store") / "demo-project"
+    assert pnp(project, "new", "demo").exit_code == 0
+    result = pnp(project, "validate", "demo")
+    assert result.exit_code == 0, result.output
+    return SimpleNamespace(project=project)
+
+
+@pytest.fixture
+def seeded(demo, demo_store):
+    """`demo` whose store starts with what demo_store drew (seed_store: its packs are made anew): for a
+    test whose first build or validation only sets the scene."""
+    seed_store(demo, [demo_store])
+    return demo
 
 
 def here(folder, *args):
@@ -44,6 +64,7 @@ def here(folder, *args):
 
 # --- finding the project ------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("seeded")
 def test_pnp_finds_the_project_from_any_folder_inside_it(demo):
     for folder in (demo, demo / "cards" / "demo", demo / "templates"):
         result = here(folder, "list")
@@ -77,6 +98,7 @@ def test_inside_a_project_new_adds_a_game(demo):
     assert "second: ready. Next: ./pnp validate second" in result.output
 
 
+@pytest.mark.usefixtures("seeded")
 def test_every_command_takes_project(demo):
     leaves = [(f"{name} {sub}", c) for name, command in main.commands.items()
               for sub, c in (getattr(command, "commands", None) or {"": command}).items()]
@@ -127,6 +149,7 @@ def test_progress_on_a_terminal_ends_cleanly_and_stays_out_of_pipes(monkeypatch)
     assert cli._progress("demo", 5) is None
 
 
+@pytest.mark.usefixtures("seeded")
 def test_progress_counts_only_the_faces_really_rendered(demo):
     """Half the faces from the cache: the display is started for the other half and reaches it."""
     path = demo / "cards/demo/cards.yaml"
@@ -168,6 +191,7 @@ def test_did_you_mean(demo):
     assert result.exit_code == 2 and "--players" in result.output
 
 
+@pytest.mark.usefixtures("seeded")
 def test_counted_words_agree_with_their_number(demo):
     assert (count(1, "face"), count(2, "face"), count(0, "face")) == ("1 face", "2 faces", "0 faces")
     assert count(1, "changed card") == "1 changed card"
@@ -203,6 +227,7 @@ def test_calibration_sheet_prints_commands_with_ascii_minus(demo):
     assert result.exit_code == 0 and "saved back offset 1.5,-0.5 mm" in result.output
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_build_says_when_a_saved_offset_moves_the_backs(demo):
     assert pnp(demo, "calibrate", "--printer", "office", "--offset", "0.8,-1.2").exit_code == 0
     result = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4")
@@ -215,6 +240,7 @@ def test_a_build_says_when_a_saved_offset_moves_the_backs(demo):
 
 # --- the README tour ------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("seeded")
 def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
     """Build, edit a card, build again to look at it (step 3), then reprint (step 4): the card is
     reprinted, since it changed after the sheets came out; a second reprint has nothing to do."""
@@ -231,6 +257,7 @@ def test_tour_step_4_reprints_the_card_changed_in_step_3(demo):
     assert "nothing changed since the cards were last printed" in again.output and "--since REV" in again.output
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_card_added_after_the_first_build_is_reprinted_though_built_since(demo):
     """A card added to a pack that was built (and printed) before is not on paper when a later build
     shows it: the reprint lists it as a new card until it has printed it."""
@@ -264,6 +291,7 @@ def test_reprint_since_head_on_a_clean_tree_reprints_nothing(demo):
     assert not (demo / "build/demo/demo-reprint-a4.pdf").exists()
 
 
+@pytest.mark.usefixtures("seeded")
 def test_reprint_says_a_deleted_decks_cards_are_removed_once(demo):
     assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
     game = demo / "cards/demo/game.yaml"
@@ -280,6 +308,7 @@ def test_reprint_says_a_deleted_decks_cards_are_removed_once(demo):
                             "--since REV compares with a git revision\n")
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_reprints_page_1_says_since_last_printed(demo):
     assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
     path = demo / "cards/demo/cards.yaml"
@@ -303,6 +332,7 @@ def _tgz(path, files: dict[str, bytes]) -> None:
 FLAMINGO = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36">\n  <circle cx="18" cy="18" r="9" fill="#f4abba"/>\n</svg>\n'
 
 
+@pytest.mark.usefixtures("seeded")
 def test_assets_add_an_emoji_from_the_registry(demo, monkeypatch, tmp_path):
     """The network step stubbed: pnp asks the npm registry for the Twemoji package once, writes the
     flamingo's SVG, and the card that uses it then builds."""

@@ -83,7 +83,7 @@ def test_broken_data_is_reported_at_its_line(cephiro, cephiro_built, name, old, 
     seed_store(cephiro, [cephiro_built])        # (a glyph checked on the faces: the edited card's face drawn anew)
     edit(cephiro, name, old, new)
     line = line_of(cephiro, name, marker.split("\n")[0]) if "ZZ" not in marker else None
-    result = pnp(cephiro, "validate", GAME)
+    result = pnp(cephiro, "validate", GAME, "--lang", "zh-Hans")      # the data's language: its errors are the data's
     assert result.exit_code == 1
     errors = [l for l in result.output.splitlines() if "note:" not in l and not l.endswith("notes)")]
     hits = [l for l in errors if message in l]

@@ -19,7 +19,7 @@ import pytest
 from generator.errors import PnpError
 from generator.export.gallery import serve
 from generator.source.project import Project
-from tests.conftest import ROOT, pnp
+from tests.conftest import ROOT, pnp, seed_store
 
 GAME = "night-market"
 FOLDER = Path("cards") / GAME
@@ -32,6 +32,28 @@ def market(tmp_path) -> Path:
     for shared in ("fonts", "icons"):
         (project / shared).symlink_to(ROOT / shared)
     return project
+
+
+@pytest.fixture(scope="module")
+def market_store(tmp_path_factory) -> SimpleNamespace:
+    """The documentation game validated once in this module: every pack's faces, boards and rulebook
+    pages drawn into its store, read only."""
+    project = tmp_path_factory.mktemp("market-store") / "project"
+    shutil.copytree(ROOT / "tests/fixtures/docs-game", project)
+    for shared in ("fonts", "icons"):
+        (project / shared).symlink_to(ROOT / shared)
+    result = pnp(project, "validate", GAME)
+    assert result.exit_code == 0, result.output
+    return SimpleNamespace(project=project)
+
+
+@pytest.fixture
+def seeded_market(market, market_store) -> Path:
+    """`market` whose store starts with what market_store drew (seed_store: its packs are made anew), for
+    a test whose build or validation must pass and whose input under test is read before any face is
+    looked up in the store (the game's files, pnp.toml) or changes the faces' keys (the rules module)."""
+    seed_store(market, [market_store])
+    return market
 
 
 def _edit(project: Path, name: str, old: str, new: str) -> None:
@@ -366,6 +388,7 @@ def test_preflight_catches_each_font_fault(market_pack, tmp_path):
 
 # --- no longer misleading ------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("seeded_market")
 def test_a_yaml_merge_key_is_not_a_duplicate(market):
     _edit(market, "game.yaml", "card:\n  size: bridge\n  bleed: 3", "card:\n  <<: {size: poker, bleed: 2}\n  size: bridge\n"
           "  bleed: 3")
@@ -373,6 +396,7 @@ def test_a_yaml_merge_key_is_not_a_duplicate(market):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.usefixtures("seeded_market")
 def test_a_byte_order_mark_is_not_an_error(market):
     path = market / FOLDER / "stalls.yaml"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
@@ -380,6 +404,7 @@ def test_a_byte_order_mark_is_not_an_error(market):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.usefixtures("seeded_market")
 def test_pnp_list_runs_no_rules_module(market, tmp_path):
     marker = tmp_path / "ran"
     rules = market / FOLDER / "rules.py"
@@ -709,6 +734,7 @@ def test_a_deck_file_that_is_a_pipe_or_socket_is_one_line_at_once(market, make):
         "(hint: remove it from the project's folders; pnp reads only ordinary files)"]
 
 
+@pytest.mark.usefixtures("seeded_market")
 def test_pipes_sockets_and_devices_the_game_does_not_name_are_not_read(market):
     os.mkfifo(market / FOLDER / "notes.yaml")
     _socket_at(market / "templates" / GAME / "x.sock")
@@ -933,6 +959,7 @@ def test_a_broken_pnp_toml_is_one_line_and_calibrate_leaves_it(market, content, 
 
 
 @pytest.mark.parametrize("printer", ['office "2"', "a.b", "x]y", "打印机"])
+@pytest.mark.usefixtures("seeded_market")
 def test_calibrate_saves_any_printer_name_so_a_build_finds_it(market, printer):
     assert pnp(market, "calibrate", "--printer", printer, "--offset", "0.5,-0.5").exit_code == 0
     result = pnp(market, "build", GAME, "--players", "2", "--paper", "a4", "--printer", printer)
@@ -995,6 +1022,7 @@ def test_a_file_named_png_that_is_not_a_picture_is_named_without_an_address(tmp_
         "a format its name says (PNG, JPEG or WebP)"]
 
 
+@pytest.mark.usefixtures("seeded_market")
 def test_link_loops_and_dangling_links_in_the_game_folder_are_not_inputs(market):
     (market / FOLDER / "loop.yaml").symlink_to("loop.yaml")
     (market / FOLDER / "gone.yaml").symlink_to("nowhere.yaml")

@@ -8,6 +8,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pikepdf
 import pytest
@@ -16,7 +17,7 @@ from pypdf import PdfReader
 
 from generator.source.i18n import ENGINE_LANGUAGES, catalogue, translator
 from generator.source.markup import to_html
-from tests.conftest import ROOT, pnp
+from tests.conftest import ROOT, pnp, seed_store
 from tests.test_gallery import _serve
 
 GAME = "night-market"
@@ -38,6 +39,16 @@ def both(tmp_path_factory) -> Path:
     project = bilingual_project(tmp_path_factory.mktemp("bilingual") / "project")
     result = pnp(project, "build", GAME, "--players", "3", "--paper", "a4")
     assert result.exit_code == 0, result.output
+    return project
+
+
+@pytest.fixture
+def seeded(tmp_path, both) -> Path:
+    """A bilingual project whose store starts with what `both` drew in both languages (seed_store:
+    packs made anew), for a test whose passing build or validation only sets the scene or follows an
+    edit that is drawn anew (a catalogue entry, page 1, a board)."""
+    project = bilingual_project(tmp_path / "p")
+    seed_store(project, [SimpleNamespace(project=both)])
     return project
 
 
@@ -313,8 +324,8 @@ def test_new_game_in_either_language(tmp_path):
     assert valid.exit_code == 0, valid.output
 
 
-def test_reprint_in_english_lists_the_changed_card_in_english(tmp_path):
-    project = bilingual_project(tmp_path / "p")
+def test_reprint_in_english_lists_the_changed_card_in_english(seeded):
+    project = seeded
     assert pnp(project, "build", GAME, "--players", "2", "--paper", "a4").exit_code == 0
     _edit(project, CATALOGUE, "beer: {name: Rice wine}", "beer: {name: Plum wine}")
     result = pnp(project, "reprint", GAME, "--lang", "en", "--paper", "a4")
@@ -338,8 +349,8 @@ def test_words_that_skip_translation_are_caught_on_cards(tmp_path):
         f"(hint: wrap the words in _() in {GAME}/stall.html and translate them under text: in {CATALOGUE})"]
 
 
-def test_words_that_skip_translation_are_caught_on_boards(tmp_path):
-    project = bilingual_project(tmp_path / "p")
+def test_words_that_skip_translation_are_caught_on_boards(seeded):
+    project = seeded
     _edit(project, f"cards/{GAME}/pieces.yaml", "text: 先手}", "text: \"{{ '先手' }}\"}")
     build = ("build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
     result = pnp(project, *build)
@@ -364,8 +375,8 @@ def test_derived_values_reach_an_edition_translated_with_the_same_numbers(both):
     assert localise(derived, source) is derived
 
 
-def test_tiled_board_notes_speak_the_editions_language(tmp_path):
-    project = bilingual_project(tmp_path / "p")
+def test_tiled_board_notes_speak_the_editions_language(seeded):
+    project = seeded
     _edit(project, f"cards/{GAME}/pieces.yaml", "size: {width: 190, height: 120}", "size: {width: 380, height: 240}")
     result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
     assert result.exit_code == 0, result.output
@@ -420,11 +431,11 @@ def test_a_character_no_font_draws_in_a_translation_is_said_at_its_catalogue_ent
         "font and has no icon (hint: replace it, or run ./pnp assets add 𓀀 to add it to the fonts)"]
 
 
-def test_page_ones_game_text_is_translated_like_a_templates(tmp_path):
+def test_page_ones_game_text_is_translated_like_a_templates(seeded):
     """A game's own page 1 (templates/<game>/info.html) prints game_text("…") in the game's words:
     translate lists each, validate counts them and names the one missing at its line; its _() is the
     engine's words, not the game's."""
-    project = bilingual_project(tmp_path / "p")
+    project = seeded
     (project / f"templates/{GAME}/info.html").write_text(
         '<h2>{{ game_text("欢迎来到夜市") }}</h2>\n<p>{{ _("Contents") }} {{ game_text("按图摆放。") }}</p>\n',
         encoding="utf-8")
@@ -472,10 +483,10 @@ def test_the_rules_source_page_1_credits_needs_its_translation(tmp_path):
     assert f"cards/{GAME}/game.yaml:{line}: source '测试用规则，2026-11': no en translation" in result.output, result.output
 
 
-def test_a_template_strings_translation_must_keep_its_placeholders(tmp_path):
+def test_a_template_strings_translation_must_keep_its_placeholders(seeded):
     """A `text:` translation of a template's string keeps its {placeholders}, as a card text's must: the
     number would silently drop out of print."""
-    project = bilingual_project(tmp_path / "p")
+    project = seeded
     (project / f"templates/{GAME}/info.html").write_text(
         '<p>{{ game_text("本包适合 {n} 人") | replace("{n}", pack.players | string) }}</p>\n', encoding="utf-8")
     _edit(project, CATALOGUE, "  文: cash\n", "  文: cash\n  本包适合 {n} 人: For some players\n")
@@ -489,10 +500,10 @@ def test_a_template_strings_translation_must_keep_its_placeholders(tmp_path):
     assert pnp(project, "validate", GAME, "--lang", "en").exit_code == 0
 
 
-def test_a_supply_translated_with_both_scripts_prints_as_translated(tmp_path):
+def test_a_supply_translated_with_both_scripts_prints_as_translated(seeded):
     """Page 1's supplies are the edition's (translated once, with the data): a translation that keeps
     the source's words beside its own, as the docs allow, prints as written."""
-    project = bilingual_project(tmp_path / "p")
+    project = seeded
     _edit(project, f"cards/{GAME}/game.yaml", "packs:\n", "supplies: [一支铅笔]\npacks:\n")
     _edit(project, CATALOGUE, "  文: cash\n", "  文: cash\n  一支铅笔: a pencil (铅笔)\n")
     result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")

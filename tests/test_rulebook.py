@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pikepdf
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from generator.check.pdfread import walk
 from generator.geometry import MIN_MARGIN
 from generator.sheets.booklet import booklet_slots, impose, pages_slots
-from tests.conftest import ROOT, pnp
+from tests.conftest import ROOT, pnp, seed_store
 
 GAME = "night-market"
 RULEBOOK = f"cards/{GAME}/rulebook/zh-Hans.md"
@@ -37,6 +38,15 @@ def built(tmp_path_factory) -> Path:
     project = _project(tmp_path_factory.mktemp("rulebook") / "p")
     result = pnp(project, "build", GAME, "--paper", "a4")
     assert result.exit_code == 0, result.output
+    return project
+
+
+@pytest.fixture
+def seeded(tmp_path, built) -> Path:
+    """A fresh project of the game whose store starts with what the module's build drew (seed_store:
+    packs made anew), for a test whose first build only sets the scene."""
+    project = _project(tmp_path / "p")
+    seed_store(project, [SimpleNamespace(project=built)])
     return project
 
 
@@ -183,8 +193,8 @@ def test_standalone_rules_cover_every_player_count(built):
     assert result.exit_code == 0, result.output
 
 
-def test_a_changed_rules_constant_changes_the_printed_text(tmp_path):
-    project = _project(tmp_path / "p")
+def test_a_changed_rules_constant_changes_the_printed_text(seeded):
+    project = seeded
     rules = project / f"cards/{GAME}/rules.py"
     rules.write_text(rules.read_text(encoding="utf-8").replace("GOAL = 25", "GOAL = 31"), encoding="utf-8")
     result = pnp(project, "build", GAME, "--players", "3", "--paper", "a4")
@@ -299,10 +309,10 @@ def _figures_drawn(pdf: pikepdf.Pdf) -> bytes:
     return b"\n".join(out)
 
 
-def test_an_ink_saver_rulebook_draws_its_piece_figures_ink_saver_too(tmp_path):
+def test_an_ink_saver_rulebook_draws_its_piece_figures_ink_saver_too(seeded):
     """--ink-saver draws boards without fills, and the rulebook's card figures followed it; its piece
     figures did not: the market board's background was filled in the ink-saver rulebook."""
-    project = _project(tmp_path / "p")
+    project = seeded
     background = b"\n.992157 .964706 .890196 rg"       # the board's #fdf6e3, as reportlab writes it
     drawn = {}
     for options in [(), ("--ink-saver",)]:

@@ -10,6 +10,7 @@ nothing of serious or critical impact, light and dark, desktop and phone."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -190,22 +191,25 @@ def test_axe_finds_nothing_serious(site, browser, view):
             page.close()
 
 
-def test_drafts_stay_off_the_shelf_unless_asked(site):
-    game_file = site / "cards" / SCAFFOLD / "game.yaml"
+def test_drafts_stay_off_the_shelf_unless_asked(site, tmp_path):
+    # in a copy of the module's project (its built files linked: pnp replaces a file, never writes into
+    # one), so the module's site is left as the other tests read it without a third `pnp site`
+    project = tmp_path / "site"
+    shutil.copytree(site, project, symlinks=True, ignore=lambda folder, names: ["build"] if Path(folder) == site else [])
+    shutil.copytree(site / "build", project / "build", symlinks=True, copy_function=os.link,
+                    ignore=lambda folder, names: [".cache"] if Path(folder) == site / "build" else [])
+    game_file = project / "cards" / SCAFFOLD / "game.yaml"
     text = game_file.read_text(encoding="utf-8")
     game_file.write_text(text.replace("draft: false", "draft: true"), encoding="utf-8")
-    try:
-        result = pnp(site, "site")
-        assert result.exit_code == 0
-        assert f"{SCAFFOLD}: a draft, left off the shelf (pnp site --drafts shows it)" in result.output
-        assert not (site / "build/site" / SCAFFOLD).exists()
-        assert f'data-game="{SCAFFOLD}"' not in (site / "build/site/index.html").read_text(encoding="utf-8")
-        result = pnp(site, "site", "--drafts")
-        assert result.exit_code == 0 and "(4 games" in result.output
-        assert (site / "build/site" / SCAFFOLD / "en.html").is_file()
-    finally:
-        game_file.write_text(text, encoding="utf-8")
-        assert pnp(site, "site").exit_code == 0
+    result = pnp(project, "site")
+    assert result.exit_code == 0
+    assert f"{SCAFFOLD}: a draft, left off the shelf (pnp site --drafts shows it)" in result.output
+    assert not (project / "build/site" / SCAFFOLD).exists()
+    assert f'data-game="{SCAFFOLD}"' not in (project / "build/site/index.html").read_text(encoding="utf-8")
+    result = pnp(project, "site", "--drafts")
+    assert result.exit_code == 0 and "(4 games" in result.output
+    assert (project / "build/site" / SCAFFOLD / "en.html").is_file()
+    assert (site / "build/site" / SCAFFOLD / "en.html").is_file()          # the module's site as it was
 
 
 def test_page_ranges_and_font_ranges():

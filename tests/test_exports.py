@@ -292,10 +292,20 @@ def test_pdfx_needs_the_dtc_pdf(cephiro_built):
 
 # --- Tabletop Simulator ------------------------------------------------------------------------
 
-# One Tabletop Simulator export per game, its files addressed under a hosted copy of its folder,
-# read by every test about the export; seven-nights' decks are read from an export with the local
-# file URLs the default writes.
+# One Tabletop Simulator export per game, read by every test about the export: two games' files
+# addressed under a hosted copy of their folder, seven-nights' by the local file URLs the default
+# writes.
 HOSTED = ("--tts", "--tts-base-url", "https://example.org/kit/tts")
+
+
+def _tts(game: str) -> tuple[str, ...]:
+    """The arguments of the game's Tabletop Simulator export."""
+    return ("--tts",) if game == "seven-nights" else HOSTED
+
+
+def _tts_base(kit, game: str) -> str:
+    """The address its saved objects give the folder of exported files under."""
+    return (kit.folder / "tts-zh-Hans").resolve().as_uri() if game == "seven-nights" else HOSTED[-1]
 
 
 def _local(kit, url: str) -> Path:
@@ -309,7 +319,7 @@ def _local(kit, url: str) -> Path:
 @pytest.mark.parametrize("game", GAMES)
 def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
     kit = built(tmp_path_factory, game)
-    _, tts = _exported(kit, game, *(("--tts",) if game == "seven-nights" else HOSTED))
+    _, tts = _exported(kit, game, *_tts(game))
     counts = _pack_counts(kit)
     for deck, cards in counts.items():
         saved = tts[deck]
@@ -339,9 +349,11 @@ def test_tts_decks_load_their_sheets_with_every_copy(tmp_path_factory, game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, game):
-    """One saved object for the whole pack: every deck, and every piece copy at its printed size."""
+    """One saved object for the whole pack: every deck, and every piece copy at its printed size, every
+    file addressed where the export was told (hosted, or seven-nights' local files)."""
     kit = built(tmp_path_factory, game)
-    _, tts = _exported(kit, game, *HOSTED)
+    _, tts = _exported(kit, game, *_tts(game))                 # test_tts_decks' export
+    base = _tts_base(kit, game)
     objects = tts[game]["ObjectStates"]
     decks = [o for o in objects if o["Name"] in ("DeckCustom", "CardCustom")]
     assert len(decks) == len(_pack_counts(kit))
@@ -358,15 +370,15 @@ def test_tts_saved_object_carries_every_deck_board_and_token(tmp_path_factory, g
         for key in ("ImageURL", "ImageSecondaryURL"):
             url = obj["CustomImage"][key]
             if url:
-                assert url.startswith("https://example.org/kit/tts/piece-")
+                assert url.startswith(f"{base}/piece-")
                 assert (kit.folder / "tts-zh-Hans" / url.rsplit("/", 1)[1]).is_file()
     for deck in decks:
         for sheet in (deck.get("CustomDeck") or {}).values():
-            assert sheet["FaceURL"].startswith("https://example.org/kit/tts/")
+            assert sheet["FaceURL"].startswith(f"{base}/")
     spots = {o["Transform"]["posX"] for o in decks}
     assert len(spots) == len(decks) and not spots & {o["Transform"]["posX"] for o in pieces}
     (book,) = [o for o in objects if o["Name"] == "Custom_PDF"]        # the rules, on the table with the pack
-    assert book["CustomPDF"]["PDFUrl"] == "https://example.org/kit/tts/rulebook.pdf"
+    assert book["CustomPDF"]["PDFUrl"] == f"{base}/rulebook.pdf"
     _check_rulebook(kit, (kit.folder / "tts-zh-Hans" / "rulebook.pdf").read_bytes())
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -45,8 +46,9 @@ def _run(project: Path, *args: str) -> str:
 
 
 def _said(output: str) -> list[str]:
-    """The build's lines but the count of faces drawn (a cold build draws them all)."""
-    return [line for line in output.splitlines() if "rendered" not in line]
+    """The build's lines but the count of faces drawn (a cold build draws them all), with a file it left
+    as it found it ("unchanged") said as written (a cold build finds none)."""
+    return [re.sub(r"^unchanged ", "wrote ", line) for line in output.splitlines() if "rendered" not in line]
 
 
 def _outputs(project: Path) -> dict[str, bytes]:

@@ -582,7 +582,7 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
             f"{count(report.cards, 'card')}; preflight ok{warned}){cut}")
         written += files
         entry = selection.entry(pack.players, pack.optional, paper)
-        recorded.update(dict.fromkeys(own_files(pack_name(game, pack, paper, options), manifest), entry))
+        recorded.update(dict.fromkeys(own_files(name, manifest), entry))
     for rules in made.rules:
         path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
                                   name=rules.name, passed=rules.passed, shared=builder.passed_checks)

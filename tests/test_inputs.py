@@ -62,7 +62,7 @@ def faces(*ids: str, deck: str = "people") -> list[str]:
     return sorted(f"{deck}/{i} (face)" for i in ids)
 
 
-BACK = f"people/{people()[-1]['id']} (back)"     # one shared back: a build names it by its last card
+BACK = f"people (back, shared by {len(people())} cards)"     # one back every card of the deck shares
 ALL_PEOPLE = faces(*(c["id"] for c in people())) + [BACK]
 
 

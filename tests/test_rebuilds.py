@@ -37,8 +37,18 @@ def _build(project: Path, game="cephiro-pillar", players=(2,), paper="a4", jobs=
 
 
 def _labels(faces) -> list[str]:
-    """The labels a build reports for these faces: one per distinct face (by key), as render() does."""
-    return sorted({f.key: f.label for f in faces}.values())
+    """The labels a build reports for these faces: one per distinct face (by key); a face several
+    cards share (a deck's one back) by its deck and how many share it."""
+    by_key: dict[str, list] = {}
+    for face in faces:
+        by_key.setdefault(face.key, []).append(face)
+    return sorted(same[-1].label if len(same) < 2 else f"{same[-1].deck.id} ({same[-1].side}, shared by {len(same)} cards)"
+                  for same in by_key.values())
+
+
+def _drawn(faces: dict, *chosen) -> list[str]:
+    """The labels a build reports when it draws again the chosen faces (and every card sharing one)."""
+    return _labels([f for f in faces.values() if f.direct in {c.direct for c in chosen}])
 
 
 def _faces(project: Path, game="cephiro-pillar", players=(2,)):
@@ -122,7 +132,7 @@ def test_a_damaged_cache_entry_is_rendered_again(warm):
     face = next(iter(faces.values()))
     entry = _entry(renderer, face)
     entry.write_bytes(entry.read_bytes()[:200])        # as if cut off
-    assert _build(warm)[1] == [face.label]
+    assert _build(warm)[1] == _drawn(faces, face)
 
 
 def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm):
@@ -141,11 +151,11 @@ def test_a_cache_entry_that_is_a_folder_damaged_or_another_face_is_replaced(warm
     at = data.index(b"stream") + 20                    # inside the first content stream
     damaged.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
     renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # a torn manifest
-    assert _build(warm)[1] == sorted([first.label, second.label, third.label])   # fourth: found by the index
+    assert _build(warm)[1] == _drawn(faces, first, second, third)   # fourth: found by the index
     renderer.cache._manifest(fourth.direct).write_bytes(b'{"entries": [{"key": 7')     # torn, and the index too:
     for index in (warm / "build/.cache/faces").glob("index-*.json"):                  # the others are found by
         index.write_bytes(b'{"' + fourth.direct.encode() + b'": [')                    # their manifests
-    assert _build(warm)[1] == [fourth.label]
+    assert _build(warm)[1] == _drawn(faces, fourth)
     assert (warm / "build/cephiro-pillar/cephiro-pillar-2p-a4-zh-Hans.pdf").read_bytes() == cold
     assert _build(warm)[1] == []
 
@@ -570,7 +580,7 @@ def test_an_entry_rewritten_with_its_old_size_and_time_is_checked_in_full(warm):
     entry.write_bytes(data[:at] + bytes(b ^ 0x55 for b in data[at:at + 8]) + data[at + 8:])
     os.utime(entry, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert (entry.stat().st_size, entry.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
-    assert _build(warm)[1] == [face.label]
+    assert _build(warm)[1] == _drawn(faces, face)
 
 
 def test_a_face_is_released_once_its_sheet_holds_a_copy(warm):

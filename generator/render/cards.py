@@ -12,6 +12,7 @@ import functools
 import hashlib
 import io
 import traceback
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -496,6 +497,7 @@ class CardRenderer:
         while the last faces render. `Rendered.finish()` waits for them all (and raises the first
         rendering problem)."""
         unique = {f.direct: f for f in faces}
+        shared = Counter(f.direct for f in faces if f.card is not None)     # a deck's one back, say
         rendered = Rendered(self.cache)
         missing = []
 
@@ -520,7 +522,9 @@ class CardRenderer:
             rendered.add_stored(direct, key, sha)      # in the cache now: opened when a sheet places it
             if pooled:              # imposed soon (a few MB at most): not read back from the cache
                 rendered.held[key] = data
-            rendered.fresh.append(unique[direct].label)
+            face = unique[direct]
+            rendered.fresh.append(face.label if shared[direct] < 2 else
+                                  f"{face.deck.id} ({face.side}, shared by {shared[direct]} cards)")
             self._note(inputs)      # read in a worker process, perhaps: the parent's log records it
             self.cache.remember(direct, key, sha, inputs)
 

@@ -93,7 +93,7 @@ def made(monkeypatch) -> list[str]:
 
     def _build(self, p, paper, *args, **kwargs):
         made = build(self, p, paper, *args, **kwargs)
-        if self.taken is None:
+        if made.passed is None:
             names.append(f"{p.key}-{paper}")
         return made
 

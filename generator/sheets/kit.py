@@ -18,7 +18,7 @@ from generator.geometry import PAPERS
 from generator.source.load import load_game
 from generator.source.rulebook import Rulebook
 from generator.source.options import PrintOptions
-from generator.sheets.pack import PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
+from generator.sheets.pack import MadePack, PackBuilder, check_pack, own_files, pack_name, write_pack, written_files
 from generator.sheets.pack_store import Made, PackStore, key_of
 from generator.sheets.parallel_packs import packs_written
 from generator.sheets.rules_file import build_rules, rules_name, rules_options
@@ -320,7 +320,7 @@ class Gathered:
     rendered: object
     builder: PackBuilder
     rules: list                 # RulesFile of the standalone rulebook, a paper each
-    ahead: tuple | None = None  # ((pack, paper), (PDF, manifest)) of the first pack, imposed while faces rendered
+    ahead: tuple | None = None  # ((pack, paper), MadePack) of the first pack, imposed while faces rendered
     notes: list[Problem] = field(default_factory=list)      # the edition's notes (claims resolved)
     skip: frozenset = frozenset()   # (players, paper) of standard packs written just now (JustWritten)
 
@@ -330,11 +330,11 @@ class Gathered:
                 if pack.optional or (pack.players, paper) not in self.skip]
 
     def packs_made(self):
-        """(pack, paper, PDF bytes, manifest) for every pack and paper to make, in build order."""
+        """(pack, paper, MadePack) for every pack and paper to make, in build order."""
         for pack, paper in self.to_make():
-            yield pack, paper, *self.made(pack, paper)
+            yield pack, paper, self.made(pack, paper)
 
-    def made(self, pack, paper: str) -> tuple[bytes, dict]:
+    def made(self, pack, paper: str) -> MadePack:
         """One pack made in memory: the first one was made while the faces rendered."""
         if self.ahead is not None and self.ahead[0] == (pack, paper):
             (_, made), self.ahead = self.ahead, None
@@ -344,20 +344,20 @@ class Gathered:
     def write(self, project: Project, pack, paper: str, options: PrintOptions) -> tuple:
         """Make one pack and write it once it passes preflight: (its path, preflight's report, its manifest)."""
         builder = self.builder
-        pdf, manifest = self.made(pack, paper)
+        made = self.made(pack, paper)
         try:
-            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      passed=builder.taken, shared=builder.passed_checks)
-            builder.keep(report)
+            path, report = write_pack(project, self.game, pack, paper, made.pdf, made.manifest, options,
+                                      sheets=made.sheets, passed=made.passed, shared=builder.passed_checks)
+            builder.keep(made, report)
         except PnpError:
-            if not builder.built_on_last:
+            if not made.built_on_last:
                 raise
             # Built on the last file and refused by preflight: its record was not the file's
             # (edited by hand, say). Built whole, the pack is checked again on its own.
-            pdf, manifest = builder.build(pack, paper, whole=True)
-            path, report = write_pack(project, self.game, pack, paper, pdf, manifest, options, sheets=builder.last,
-                                      shared=builder.passed_checks)
-        return path, report, manifest
+            made = builder.build(pack, paper, whole=True)
+            path, report = write_pack(project, self.game, pack, paper, made.pdf, made.manifest, options,
+                                      sheets=made.sheets, shared=builder.passed_checks)
+        return path, report, made.manifest
 
 
 @dataclass(frozen=True)
@@ -438,9 +438,9 @@ def check_build(project: Project, assets: Assets, game_id: str, lang: str | None
     dpi are errors, as a build without --draft has them."""
     made = gather(project, assets, game_id, lang=lang, jobs=jobs, progress=progress, say=lambda _: None,
                   templates=True)
-    for pack, paper, pdf, manifest in made.packs_made():
-        if made.builder.taken is None:          # a pack the store kept passed when it was kept
-            check_pack(project, made.game, pack, paper, pdf, manifest)      # what write_pack checks
+    for pack, paper, one in made.packs_made():
+        if one.passed is None:          # a pack the store kept passed when it was kept
+            check_pack(project, made.game, pack, paper, one.pdf, one.manifest)      # what write_pack checks
     for rules in made.rules:
         if rules.passed is None:
             check_pack(project, made.game, None, rules.paper, rules.pdf, rules.manifest,

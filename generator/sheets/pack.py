@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,6 +56,17 @@ def pack_name(game: Game, pack: PackSpec, paper: str, options: PrintOptions = Pr
 PACK_WEIGHT = 100       # what a pack costs besides its cards and pieces, in cards (PackBuilder.weight)
 
 
+@dataclass
+class MadePack:
+    """One pack made in memory, and what writing it needs besides its bytes."""
+    pdf: bytes
+    manifest: dict
+    sheets: sheet_cache.Record | None = None   # for the next build of its file to build on
+    passed: "Report | None" = None              # preflight's report of a pack taken from the store
+    keeping: pack_store.Made | None = None      # the pack to keep in the store once it passes preflight
+    built_on_last: bool = False                 # built on the last file of the pack (sheet_cache)
+
+
 class PackBuilder:
     """Assembles one pack: card sheets and piece sheets run by run, then page 1, bookmarks and manifest."""
 
@@ -68,9 +80,7 @@ class PackBuilder:
         self.pieces = PieceSheets(assets, game, options)
         self.boxes = BoxSheets(assets, game, rendered, faces, options)
         self.store = pack_store.PackStore(project)
-        self.taken: "Report | None" = None      # preflight's report of the pack last taken from the store
         self.passed_checks: dict = {}           # what this edition's preflights passed so far (check/checked.py)
-        self.keeping: pack_store.Made | None = None     # the pack last made, to keep once it passes preflight
         self._canonical: dict = {}              # streams' canonical bytes, for the edition's packs (compress_streams)
 
     @functools.cached_property
@@ -78,24 +88,20 @@ class PackBuilder:
         return InfoPage(self.project, self.assets, self.game)
 
     def build(self, pack: PackSpec, paper: str, only: set[str] | None = None, changes: list | None = None,
-              removed: list | None = None, reprint_of: str | None = None, whole: bool = False) -> tuple[bytes, dict]:
-        """The pack as PDF bytes and its manifest. With `only` (card uids) it is a reprint:
-        just those cards, every copy, no boards, and page 1 lists `changes`. A pack that was
-        built before keeps its unchanged pages (sheets/sheet_cache.py), unless `whole`;
-        `self.built_on_last` says whether it did."""
-        self.reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
-        self.built_on_last = False
+              removed: list | None = None, reprint_of: str | None = None, whole: bool = False) -> MadePack:
+        """The pack in memory. With `only` (card uids) it is a reprint: just those cards, every
+        copy, no boards, and page 1 lists `changes`. A pack that was built before keeps its
+        unchanged pages (sheets/sheet_cache.py), unless `whole`."""
+        reprint = {"changes": changes or [], "removed": removed or [], "since": reprint_of} if only else None
         if only is None and not whole:
             try:
                 return self._build(pack, paper, None, reuse=True)
             except sheet_cache.Fallback:
                 pass
-        return self._build(pack, paper, only, reuse=False)
+        return self._build(pack, paper, only, reuse=False, reprint=reprint)
 
-    def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool) -> tuple[bytes, dict]:
-        # What write_pack records for the next build of this pack: plain data, so that the pack's
-        # pikepdf (most of a large build's memory) is freed before its file is read back.
-        self.last, self.keeping, self.taken = None, None, None
+    def _build(self, pack: PackSpec, paper: str, only: set[str] | None, reuse: bool,
+               reprint: dict | None = None) -> MadePack:
         sections = self.cards.sections(pack, only)
         if only is None:
             sections += self.pieces.sections(pack) + self.boxes.sections(pack)
@@ -112,19 +118,16 @@ class PackBuilder:
         if key:
             taken = self.store.take(key, lambda layout: self.info.stored_key(pack, paper, layout, self.options))
             if taken:
-                pdf, manifest, self.taken, sheets = taken
-                if context and isinstance(sheets, list) and len(sheets) == 4 and sheets[:2] == [name, context] \
-                        and isinstance(sheets[3], dict) and sheet_cache.well_formed({**sheets[3], "info_pages": sheets[2]}):
-                    self.last = tuple(sheets)
-                return pdf, manifest
+                pdf, manifest, report, sheets = taken
+                return MadePack(pdf, manifest, sheet_cache.Record.stored(sheets, name, context) if context else None,
+                                passed=report)
         previous = sheet_cache.load(self.project, self.game.id, name, context) if reuse and context else None
         reuser = sheet_cache.SheetReuser(previous.pdf, previous.record) if previous else None
-        self.built_on_last = reuser is not None
         body = self._body(sections + ([rules] if rules else []), paper, pack, reuser, recording=bool(context))
         if rules:
             sections.append(rules)
         sections.sort(key=lambda s: s.first_page)
-        info, runs = self._info(pack, paper, sections, body)
+        info, runs = self._info(pack, paper, sections, body, reprint)
         if reuser:
             out = reuser.assemble(info)
         else:           # page 1 goes before the body in the body's own PDF (a copy of every sheet
@@ -154,13 +157,15 @@ class PackBuilder:
         else:
             data = pdf_bytes(out, deterministic_id=True, compress_streams=True,
                              object_stream_mode=pikepdf.ObjectStreamMode.generate)
-        if context:
-            self.last = (name, context, offset, body.imposer.record_data())
-        manifest = self._manifest(pack, paper, sections, body, offset, runs)
+        # plain data, so that the pack's pikepdf (most of a large build's memory) is freed before
+        # its file is read back
+        record = sheet_cache.Record(name, context, offset, body.imposer.record_data()) if context else None
+        manifest = self._manifest(pack, paper, sections, body, offset, runs, reprint)
+        keeping = None
         if key:
             layout = self.info.layout(sections, runs, offset, len(body.entries))
-            self.keeping = pack_store.Made(key, self.info.last_key, layout, data, manifest, self.last)
-        return data, manifest
+            keeping = pack_store.Made(key, self.info.last_key, layout, data, manifest, record)
+        return MadePack(data, manifest, record, keeping=keeping, built_on_last=reuser is not None)
 
     def weight(self, pack: PackSpec) -> int:
         """About what making the pack costs, to share packs between processes: the cards and
@@ -169,11 +174,10 @@ class PackBuilder:
         one of 296 cards 0.51 s)."""
         return PACK_WEIGHT + sum(s.count for s in self.cards.sections(pack) + self.pieces.sections(pack))
 
-    def keep(self, report: "Report") -> None:
-        """Keep the pack just made, now that it passed preflight, in the store."""
-        if self.keeping is not None and self.keeping.page_one:
-            self.store.keep(self.keeping, report)
-        self.keeping = None
+    def keep(self, made: MadePack, report: "Report") -> None:
+        """Keep a pack made, now that it passed preflight, in the store."""
+        if made.keeping is not None and made.keeping.page_one:
+            self.store.keep(made.keeping, report)
 
     def store_key(self, pack: PackSpec, paper: str, name: str, sections: list[Section]) -> str:
         """The pack's key in the store (sheets/pack_store.py): everything that decides its bytes
@@ -204,10 +208,10 @@ class PackBuilder:
             "drawings": drawings})
 
     def _manifest(self, pack: PackSpec, paper: str, sections: list[Section], body: Body, offset: int,
-                  runs: list[dict]) -> dict:
-        file = pack_name(self.game, pack, paper, self.options, "reprint" if self.reprint else None) + ".pdf"
+                  runs: list[dict], reprint: dict | None) -> dict:
+        file = pack_name(self.game, pack, paper, self.options, "reprint" if reprint else None) + ".pdf"
         return pack_record.manifest(self.game, pack, paper, file, self.options, sections, body, offset, runs,
-                                    self.reprint)
+                                    reprint)
 
     def _reusable(self, sections: list[Section], rules, only) -> bool:
         """Whether the sheet cache can rebuild this pack exactly: card sheets, board sheets and a
@@ -262,12 +266,12 @@ class PackBuilder:
         for entry in entries:
             body.add(entry, section, run="rules")
 
-    def _info(self, pack: PackSpec, paper: str, sections: list[Section], body: Body):
+    def _info(self, pack: PackSpec, paper: str, sections: list[Section], body: Body, reprint: dict | None):
         info_count = 1
         for _ in range(3):          # the info page count shifts every page number: settle it
             runs = _runs(body.entries, info_count, self.game.spec.language)
             pdf = self.info.render(pack, paper, sections, runs, info_count, len(body.entries), self.options,
-                                   self.reprint)
+                                   reprint)
             if len(pdf.pages) == info_count:
                 break
             info_count = len(pdf.pages)
@@ -369,13 +373,13 @@ def _one_per_line(items: list, depth: int) -> str:
 
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
-               name: str | None = None, sheets: tuple | None = None,
+               name: str | None = None, sheets: sheet_cache.Record | None = None,
                passed: "Report | None" = None, shared: dict | None = None) -> tuple[str, "Report"]:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones. The
     preflight reads again in full only what the last one of this file did not pass in the same
     bytes (check/checked.py); its record is kept by the written file's name. `sheets`
-    (PackBuilder.last) is recorded for the next build of this pack to build on. `passed`: the
+    (MadePack.sheets) is recorded for the next build of this pack to build on. `passed`: the
     report of a pack taken from the store, which passed preflight in these bytes when it was kept
     (sheets/pack_store.py): not checked again. `shared`: what the edition's earlier preflights
     passed (PackBuilder.passed_checks), offered to this one's memo."""
@@ -408,7 +412,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
         stamp.note_output(folder / f"{name}.pdf", pdf_sha)
         stamp.note_output(folder / f"{name}.json", hashlib.sha256(listing).hexdigest())
         if sheets:
-            sheet_cache.save(project, game.id, sheets[0], sheets[1], pdf_sha, sheets[2], sheets[3])
+            sheet_cache.save(project, game.id, sheets, pdf_sha)
         _drop_old_cut_files(project, folder / f"{name}-cut", cut_file_names(manifest))
         if passed is None:          # (a pack taken from the store was not read: the record stays)
             memo.save(record)

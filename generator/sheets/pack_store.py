@@ -45,7 +45,7 @@ KEEP = 4            # packs kept per file name: an edit undone, or tried back an
 class Made:
     """A pack just made, to keep once it passes preflight: its key, page 1's key and the layout
     page 1 was drawn over (None and {} for a rules file, which has no page 1), its bytes and manifest,
-    and the sheet cache's record of it (PackBuilder.last), so that a pack taken is built on next time."""
+    and the sheet cache's record of it (MadePack.sheets), so that a pack taken is built on next time."""
     key: str
     page_one: str | None
     layout: dict

@@ -53,6 +53,26 @@ VERSION = 5       # 2: every stream compressed by pnp, saved as it is (compress_
                   # 5: page 1's cache key and a hash of the bookmarks and document information
 
 
+class Record(NamedTuple):
+    """What a pack just made leaves for the next build of its file to build on: the file's name,
+    the context it was made in (context_key), its count of page-1 pages and its sheets' record
+    (SheetRecorder.record_data)."""
+    name: str
+    context: str
+    info_pages: int
+    data: dict
+
+    @classmethod
+    def stored(cls, value, name: str, context: str) -> "Record | None":
+        """The record a stored pack's entry holds (as JSON: a list), if it is this file's, made in
+        this context and whole; else None."""
+        if not (isinstance(value, list) and len(value) == 4 and value[:2] == [name, context]
+                and isinstance(value[3], dict)):
+            return None
+        record = cls(*value)
+        return record if well_formed({**record.data, "info_pages": record.info_pages}) else None
+
+
 class Fallback(Exception):
     """The previous pack cannot be reused exactly: build it cold."""
 
@@ -538,10 +558,9 @@ def forget(project, game_id: str, name: str) -> None:
         pass
 
 
-def save(project, game_id: str, name: str, context: str, pdf_sha: str, info_pages: int, data: dict) -> None:
-    """`data`: SheetRecorder.record_data() of the build that made the pack whose bytes' sha256
-    (hex) is `pdf_sha`."""
-    if data.get("font_names") is None:    # fonts it could not tell apart: nothing to build on next time
+def save(project, game_id: str, made: Record, pdf_sha: str) -> None:
+    """The record of the build that made the pack whose bytes' sha256 (hex) is `pdf_sha`."""
+    if made.data.get("font_names") is None:    # fonts it could not tell apart: nothing to build on next time
         return
-    record = {**data, "version": VERSION, "context": context, "pdf": pdf_sha, "info_pages": info_pages}
-    write_record(record_path(project, game_id, name), record)
+    record = {**made.data, "version": VERSION, "context": made.context, "pdf": pdf_sha, "info_pages": made.info_pages}
+    write_record(record_path(project, game_id, made.name), record)

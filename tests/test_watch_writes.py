@@ -195,3 +195,20 @@ def test_a_save_in_the_edition_not_looked_at_writes_the_proof_of_its_card(tmp_pa
                              f"{proof}"), said[-1]
     assert "Roll 4+: gain 2 coins." in " ".join(document_text(project.root / proof).split())
     assert (project.root / proof).with_suffix(".png").is_file()
+
+
+def test_a_save_of_a_back_every_card_shares_names_it_by_its_deck_and_proofs_one_card(tmp_path):
+    """A deck's one back, drawn anew, is said by its deck and how many cards share it (not as the back
+    of whichever card came last), and its proof is the first card of the deck, face and new back."""
+    project = _project(tmp_path)
+    said: list[str] = []
+    watcher = Watcher(project, [GAME], [2], ["a4"], PrintOptions(), 1, say=said.append)
+    watcher.rebuild([GAME], changed=False)
+    back = project.root / "templates/inputs/person-back.html"
+    back.write_text(back.read_text().replace(">Inputs<", ">Inputs, again<"))
+    said.clear()
+    watcher.rebuild([GAME])
+    assert said[1].endswith(" — wrote build/inputs/inputs-2p-a4.pdf, build/inputs/cards/people-mayor.pdf"), said
+    assert said[-1].endswith(" — 1 face re-rendered: people (back, shared by 6 cards); wrote nothing more"), said
+    proof = " ".join(document_text(project.build / "inputs/cards/people-mayor.pdf").split())
+    assert "Mayor" in proof and "Inputs, again" in proof, proof

@@ -176,8 +176,8 @@ class Watcher:
         """A proof (--only) of each card of this edition whose face or back its build drew anew, from the
         edition as that build loaded and checked it: a save that changes the other language's text, or a
         card of a pack not looked at first, has its proof too."""
-        cards = list(dict.fromkeys(label.rsplit(" (", 1)[0] for label in fresh if "/" in label))
-        if not cards or game is None:
+        cards = _cards_drawn(fresh, game) if game is not None else []
+        if not cards:
             return []
         return proof_cards(self.project, assets, game_id, cards, self.jobs, lang, game)[0]
 
@@ -307,6 +307,23 @@ class Watcher:
     def _changed_since_built(self) -> list[str]:
         """The games whose inputs are no longer those their last rebuild started from."""
         return [g for g in self.games if self._built_from.get(g) != stamp.inputs_hash(self.project.root, g, self.settings)]
+
+
+def _cards_drawn(fresh: list[str], game: Game) -> list[str]:
+    """The cards (deck/card) to proof for the faces a build drew anew, by the labels it gives them:
+    `deck/card (side)`, or `deck (side, shared by N cards)` for a face several cards share (a deck's
+    one back), proofed on the first card of the deck that prints it."""
+    cards = []
+    for label in fresh:
+        name, _, side = label.rpartition(" (")
+        if "/" not in name:
+            deck = game.decks.get(name)
+            first = next((c for c in deck.cards if c.printed), None) if deck and "shared by" in side else None
+            if first is None:
+                continue
+            name = first.uid
+        cards.append(name)
+    return list(dict.fromkeys(cards))
 
 
 def _dates(folder: Path) -> dict[Path, tuple]:

@@ -212,3 +212,19 @@ def test_a_save_of_a_back_every_card_shares_names_it_by_its_deck_and_proofs_one_
     assert said[-1].endswith(" — 1 face re-rendered: people (back, shared by 6 cards); wrote nothing more"), said
     proof = " ".join(document_text(project.build / "inputs/cards/people-mayor.pdf").split())
     assert "Mayor" in proof and "Inputs, again" in proof, proof
+
+
+def test_a_save_that_changes_no_byte_of_a_pack_lists_only_the_proof(tmp_path):
+    """A template edit that draws the same face (a comment) leaves every pack in place: the watch lists
+    none of them as written, only the proof of the card it drew anew."""
+    project = _project(tmp_path)
+    said: list[str] = []
+    watcher = Watcher(project, [GAME], [2, 3], ["a4"], PrintOptions(), 1, say=said.append)
+    watcher.rebuild([GAME], changed=False)
+    (project.build / GAME / "inputs-2p-a4.pdf").touch()           # the pack the designer looked at last
+    back = project.root / "templates/inputs/person-back.html"
+    back.write_text(back.read_text() + "<!-- the same back -->\n")
+    said.clear()
+    watcher.rebuild([GAME])
+    assert said[1].endswith(" — wrote build/inputs/cards/people-mayor.pdf"), said
+    assert said[-1].endswith(" — 1 face re-rendered: people (back, shared by 6 cards); wrote nothing more"), said

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from generator.atomic import identity
 from generator.source import reads, stamp
 from generator.source.assets import Assets
 from generator.source.load import game_languages
@@ -190,13 +189,9 @@ class Watcher:
                                   None, lang, just)
         if not isinstance(edition, Prepared):
             return [], edition, [], None
-        before = _dates(self.project.build / game_id)
-        files, fresh = edition.write(self.project, say, self.options, self.jobs)
-        after = _dates(self.project.build / game_id)
+        done = edition.write(self.project, say, self.options, self.jobs)
         # a file made again in the bytes it had is left in place (write_pack): not written, but as up to date
-        same = [f for f in files if (self.project.root / f) in before
-                and after.get(self.project.root / f) == before[self.project.root / f]]
-        return [f for f in files if f not in same], same, fresh, edition.game
+        return [f for f in done.files if f not in done.unchanged], done.unchanged, done.fresh, edition.game
 
     def reread_settings(self) -> bool:
         """pnp.toml changed: its settings apply from now on; False when it has a mistake."""
@@ -326,9 +321,6 @@ def _cards_drawn(fresh: list[str], game: Game) -> list[str]:
     return list(dict.fromkeys(cards))
 
 
-def _dates(folder: Path) -> dict[Path, tuple]:
-    """Each file of a game's build folder (packs, rulebooks, manifests, cut files) by its identity."""
-    return {path: identity(path) for path in folder.rglob("*")}
 
 
 def _Filter(project: Project):

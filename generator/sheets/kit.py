@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from generator.source.assets import Assets
 from generator.atomic import identity, read_record as read_json, remove_outputs, write_record
@@ -458,7 +458,10 @@ def build_game(project: Project, assets: Assets, game_id: str, players: list[int
     `just`: packs of this edition written a moment ago, made again only if a file they read changed
     since (their files are returned as written by this build)."""
     edition = prepare_edition(project, assets, game_id, players, papers, say, options, jobs, progress, lang, just)
-    return edition.write(project, say, options, jobs) if isinstance(edition, Prepared) else (edition, [])
+    if not isinstance(edition, Prepared):
+        return edition, []
+    done = edition.write(project, say, options, jobs)
+    return done.files, done.fresh
 
 
 @dataclass
@@ -473,17 +476,18 @@ class Prepared:
     read: dict                     # the files its making read, with their hashes
     just: JustWritten | None
 
-    def write(self, project: Project, say, options: PrintOptions, jobs: int) -> tuple[list[str], list[str]]:
-        """Write the edition's files; return them and the faces rendered (not from the cache)."""
+    def write(self, project: Project, say, options: PrintOptions, jobs: int) -> EditionWritten:
+        """Write the edition's files; return them (with the files `just` wrote a moment ago) and the
+        faces rendered (not from the cache)."""
         with reads.recording() as log:
-            written, fresh = _write_edition(project, self.made, self.players, say, options, jobs, self.made_from)
+            done = _write_edition(project, self.made, self.players, say, options, jobs, self.made_from)
         read = {**self.read, **log.files}
         if self.made.skip:
-            read, written = {**self.just.read, **read}, list(self.just.files) + written
+            read, done = {**self.just.read, **read}, done._replace(files=list(self.just.files) + done.files)
         if self.inputs:
-            stamp.record_edition(project.root, self.game.id, self.game.language, written, self.inputs, read,
+            stamp.record_edition(project.root, self.game.id, self.game.language, done.files, self.inputs, read,
                                  self.made_from)
-        return written, fresh
+        return done
 
 
 def prepare_edition(project: Project, assets: Assets, game_id: str, players: list[int] | None, papers, say,
@@ -553,8 +557,14 @@ def _verb(before: tuple, after: tuple) -> str:
     return "unchanged" if None not in before and before == after else "wrote"
 
 
+class EditionWritten(NamedTuple):
+    files: list[str]            # every pack, cut file and rules file the build wrote or found as it would write it
+    fresh: list[str]            # the faces drawn anew (not from the cache), by label
+    unchanged: list[str]        # of `files`, those left in place: made again in the bytes they had
+
+
 def _write_edition(project: Project, made: Gathered, players, say, options: PrintOptions, jobs: int,
-                   made_from: str | None = None) -> tuple[list[str], list[str]]:
+                   made_from: str | None = None) -> EditionWritten:
     """The second half of a build: write each pack and rulebook of what `gather` made once it passes
     preflight (but those of its `skip`, written just now: see JustWritten); `made_from`: the edition's
     inputs (stamp.edition_hash), recorded with each file written (the site shows only the current ones)."""
@@ -562,7 +572,7 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
     sweep_stale(project.build / game.id, project.build)
     cached = len({f.key for f in faces.values()}) - len(rendered.fresh)
     say(f"{made.label}: rendered {count(len(rendered.fresh), 'face')}, {cached} from the cache")
-    written, recorded = [], {}
+    written, unchanged, recorded = [], [], {}
     selection = written_record.Selection(game.language, tuple(made.papers), tuple(players) if players else None,
                                          written_record.variant(options), frozenset(skip),
                                          written_record.variant(rules_options(options)), made_from)
@@ -578,9 +588,11 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
         files = written_files(project, path, manifest)
         cut = f"; its cut files in {Path(files[1]).parent}/" if len(files) > 1 else ""
         name = pack_name(game, pack, paper, options)
-        say(f"{_verb(before[name], _on_disk(folder, name))} {path} ({count(len(manifest['pages']), 'page')}, "
-            f"{count(report.cards, 'card')}; preflight ok{warned}){cut}")
+        verb = _verb(before[name], _on_disk(folder, name))
+        say(f"{verb} {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
+            f"preflight ok{warned}){cut}")
         written += files
+        unchanged += files if verb == "unchanged" else []
         entry = selection.entry(pack.players, pack.optional, paper)
         recorded.update(dict.fromkeys(own_files(name, manifest), entry))
     for rules in made.rules:
@@ -588,13 +600,15 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
                                   name=rules.name, passed=rules.passed, shared=builder.passed_checks)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
-        say(f"{_verb(before[rules.name], _on_disk(folder, rules.name))} {path} "
-            f"({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; preflight ok)")
+        verb = _verb(before[rules.name], _on_disk(folder, rules.name))
+        say(f"{verb} {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
+            f"preflight ok)")
         written.append(path)
+        unchanged += [path] if verb == "unchanged" else []
         recorded.update(dict.fromkeys(own_files(rules.name, rules.manifest), selection.entry(None, False, rules.paper)))
     removed = written_record.replace_earlier(project.build, game.id, selection, recorded)
     if removed:
         say(written_record.summary(removed))
     if not options.ink_saver:
         record_faces(project, game, looks_by_card(faces, rendered), made.packs)
-    return written, rendered.fresh
+    return EditionWritten(written, rendered.fresh, unchanged)

@@ -10,13 +10,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import pikepdf
 import yaml
 from PIL import Image
 
-from tests.conftest import pnp
+from tests.conftest import pnp, seed_store
 
 
 @pytest.fixture
@@ -25,6 +26,30 @@ def demo(tmp_path) -> Path:
     project = tmp_path / "demo-project"
     assert pnp(project, "new", "demo").exit_code == 0
     return project
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """The scaffold game validated once in this module, in English and then in a French edition filled
+    as fill() fills it: every pack's faces, boards and rulebook pages of both drawn into its store, read only."""
+    project = tmp_path_factory.mktemp("demo-store") / "demo-project"
+    assert pnp(project, "new", "demo").exit_code == 0
+    result = pnp(project, "validate", "demo")
+    assert result.exit_code == 0, result.output
+    two_languages(project)
+    assert pnp(project, "translate", "demo", "--lang", "fr").exit_code == 0
+    fill(project)
+    result = pnp(project, "validate", "demo", "--lang", "fr")
+    assert result.exit_code == 0, result.output
+    return SimpleNamespace(project=project)
+
+
+@pytest.fixture
+def seeded(demo, demo_store):
+    """`demo` whose store starts with what demo_store drew (seed_store: its packs are made and preflighted
+    anew): for a test whose builds or validations draw anew what it edits, or only set the scene."""
+    seed_store(demo, [demo_store])
+    return demo
 
 
 def edit(project: Path, name: str, old: str, new: str) -> None:
@@ -47,6 +72,7 @@ def french(project: Path) -> None:
 
 # --- validate means it builds -----------------------------------------------------------------
 
+@pytest.mark.usefixtures("seeded")
 def test_validate_evaluates_board_text(demo):
     edit(demo, "pieces.yaml", "First to {{ derived.goal }} points wins", "First to {{ game.folder }} points wins")
     result = pnp(demo, "validate", "demo")
@@ -56,6 +82,7 @@ def test_validate_evaluates_board_text(demo):
     assert not (demo / "build/demo").exists() or not list((demo / "build/demo").glob("*.pdf"))
 
 
+@pytest.mark.usefixtures("seeded")
 def test_validate_refuses_text_that_does_not_fit_its_box(demo):
     edit(demo, "goods.yaml", "effect: {type: rich, required: false, max_length: 80}",
          "effect: {type: rich, required: false}")
@@ -190,6 +217,7 @@ def test_translate_writes_every_entry_to_fill_in_and_a_rulebook_stub(demo):
         "place (./pnp translate copied it to start from))"]
 
 
+@pytest.mark.usefixtures("seeded")
 def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo):
     two_languages(demo)
     assert pnp(demo, "translate", "demo", "--lang", "fr").exit_code == 0
@@ -222,6 +250,7 @@ def test_translate_keeps_translations_and_lists_changed_sources_for_review(demo)
     assert pnp(demo, "build", "demo", "--lang", "fr", "--players", "2", "--paper", "a4").exit_code == 0
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_card_given_a_new_id_keeps_its_translation(demo):
     """Renaming a card's id (its texts the same) carries its translation to the new id: the text is
     the one translated, so nothing is left to translate or review."""
@@ -265,6 +294,7 @@ def test_two_cards_renamed_at_once_keep_each_its_own_translation(demo):
     assert blank.exit_code == 1 and "card 'actions/spark': name: no fr translation" in blank.output, blank.output
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_spreadsheet_column_name_at_lang_is_that_languages_text(demo):
     from generator.source.load import load_game
     from generator.source.project import Project
@@ -454,6 +484,7 @@ def _box_pages(demo: Path, name: str = "demo-2p-a4"):
             for e in manifest["pages"] if e["role"] == "tuck-box"}
 
 
+@pytest.mark.usefixtures("seeded")
 def test_page_1_names_tuck_boxes_as_boxes(demo):
     from tests.pdfcheck import page_text
     _boxed(demo)
@@ -462,6 +493,7 @@ def test_page_1_names_tuck_boxes_as_boxes(demo):
     assert "Tuck box: Action cards 1" in first and "Tuck box: Goods 1" in first
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_box_shows_the_decks_shared_back_or_a_chosen_face_never_card_1s_own_back(demo):
     _boxed(demo)
     assert pnp(demo, "build", "demo", "--players", "2", "--paper", "a4").exit_code == 0
@@ -483,6 +515,7 @@ def _line(path: Path, start: str) -> int:
     return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line.startswith(start))
 
 
+@pytest.mark.usefixtures("seeded")
 def test_cutter_writes_the_tuck_boxes_cut_lines(demo):
     _boxed(demo)
     built = pnp(demo, "build", "demo", "--players", "2", "--paper", "a4", "--cutter", "silhouette")
@@ -500,6 +533,7 @@ def test_cutter_writes_the_tuck_boxes_cut_lines(demo):
 
 # --- watch: what the designer looks at first ---------------------------------------------------------
 
+@pytest.mark.usefixtures("seeded")
 def test_watch_rebuilds_the_pack_last_built_first_and_says_so(demo):
     from tests.test_rebuilds import _read_until
     assert pnp(demo, "build", "demo", "--players", "3", "--paper", "letter").exit_code == 0
@@ -584,6 +618,7 @@ def test_the_changelog_names_this_version_and_every_game_key():
     assert "**Migration:** `game.spec.title` is now `game.title` (drop `.spec.` everywhere)" in flat
 
 
+@pytest.mark.usefixtures("seeded")
 def test_validate_preflights_every_pack_it_makes_in_memory(demo, monkeypatch):
     from generator.sheets import kit
     from generator.sheets.pack import check_pack
@@ -618,6 +653,7 @@ def test_a_translated_one_line_text_with_a_line_break_is_refused_as_the_source_w
                              "(use a 'rich' field for paragraphs)"]
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_keyword_added_puts_the_translated_keywords_under_review(demo):
     """The keywords are one entry, a list: a word added to game.yaml's list leaves the edition's list
     as the translator wrote it, to check like any entry whose source changed."""
@@ -638,6 +674,7 @@ def test_a_keyword_added_puts_the_translated_keywords_under_review(demo):
     assert "# [Draw, Score, Move]\nkeywords: [Draw, Score]\n" in text and "review:\n  - keywords\n" in text
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_card_no_pack_prints_needs_no_translation_to_build(demo):
     """`copies: 0` is a card designed, not printed: its missing translation is a note at its catalogue
     entry (still to do, so not counted translated), not a refusal, and the edition builds."""

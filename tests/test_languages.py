@@ -188,8 +188,8 @@ def test_a_translation_must_keep_the_placeholders(tmp_path):
         "(hint: translate only the words)"]
 
 
-def test_an_overflowing_translation_fails_naming_card_and_language(tmp_path):
-    project = bilingual_project(tmp_path / "p")
+def test_an_overflowing_translation_fails_naming_card_and_language(seeded):
+    project = seeded                    # (the other faces from the store: the edited one is drawn anew)
     long = " ".join(["Turn over one more card from the market stack and read it aloud to everyone."] * 6)
     _edit(project, CATALOGUE, '"**Call out**: turn over 1 more card."', f'"**Call out**: {long}"')
     result = pnp(project, "build", GAME, "--lang", "en", "--players", "2", "--paper", "a4")
@@ -459,10 +459,10 @@ def test_page_ones_game_text_is_translated_like_a_templates(seeded):
      "stack and read it aloud to everyone."] * 6) + '"', f"{CATALOGUE}:11: goods/lantern (face): the en text does not fit"),
     ("name: Spinning lantern,", "name: ,", f"cards/{GAME}/goods.yaml:15: card 'goods/lantern': name: no en translation"),
 ])
-def test_a_fault_in_one_edition_writes_no_edition(tmp_path, old, new, message):
+def test_a_fault_in_one_edition_writes_no_edition(seeded, old, new, message):
     """Every edition is checked and made before any is written: the English edition's fault (found as
     its faces are drawn, or as its catalogue is read) leaves the Chinese one unwritten too."""
-    project = bilingual_project(tmp_path / "p")
+    project = seeded                    # (faces from the store, packs made anew: the edited face is drawn anew)
     _edit(project, CATALOGUE, old, new)
     result = pnp(project, "build", GAME, "--players", "2", "--paper", "a4", every_language=True)
     assert result.exit_code == 1

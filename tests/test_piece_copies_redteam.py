@@ -458,10 +458,11 @@ def swapped_cold(warm, tmp_path_factory) -> dict[str, bytes]:
 def test_fonts_yaml_weights_swapped_redraw_the_boards(warm, tmp_path, swapped_cold):
     """fonts/fonts.yaml names which file draws a family's weight: the two Chinese files' weights swapped
     make every text the other file. Only the fonts' files and bytes were in a drawing's key: the warm
-    build (a new process) kept the boards as drawn, the cold one drew them anew."""
+    build (a new process) kept the boards as drawn, the cold one drew them anew. (The build before the
+    swap only fills the store: it is made in this process; the build under test in a process of its own.)"""
     project = _copy(warm, tmp_path)
     _own_fonts(project)
-    _process(project)
+    _run(project)                       # (the scene: the store's drawings with the fonts as they were)
     _swap_weights(project)
     _process(project)
     assert _outputs(project) == swapped_cold

@@ -496,18 +496,32 @@ DAMAGE = {
 }
 
 
+_PRINTS: dict[str, str] = {}
+
+
+def _prints(warm) -> dict[str, str]:
+    """The warm build's drawings by what each prints (the probes print one word), by their names in
+    the store: read once a module (each case's store is a copy of the warm build's)."""
+    if not _PRINTS:
+        store = warm[0] / "build/.cache/pieces"
+        for entry in _entries(warm[0]):
+            words = re.findall(r"v[a-j]-\S+", subprocess.run(["pdftotext", str(entry), "-"], capture_output=True,
+                                                              text=True).stdout)
+            if len(words) == 1:
+                _PRINTS[words[0]] = entry.relative_to(store).as_posix()
+    return _PRINTS
+
+
 @pytest.mark.parametrize("what", DAMAGE)
 def test_a_damaged_drawing_is_drawn_again_and_never_printed(warm, tmp_path, drawn, what):
     project = _copy(warm, tmp_path)
     for kind in ("packs", "pack-records"):
         shutil.rmtree(project / "build/.cache" / kind)
     entries = _entries(project)
-    by = {}
-    for entry in entries:               # a drawing by what it prints (the probes print one word)
-        words = re.findall(r"v[a-j]-\S+", subprocess.run(["pdftotext", str(entry), "-"], capture_output=True,
-                                                          text=True).stdout)
-        if len(words) == 1:
-            by[words[0]] = entry
+    store, first = project / "build/.cache/pieces", warm[0] / "build/.cache/pieces"
+    assert [e.relative_to(store) for e in entries] == [e.relative_to(first) for e in _entries(warm[0])]
+    by = {word: store / name for word, name in _prints(warm).items()}       # a drawing by what it prints
+    assert all(by[word].read_bytes() == (first / name).read_bytes() for word, name in _prints(warm).items())
     DAMAGE[what](entries, by)
     _force(project)
     _run(project)

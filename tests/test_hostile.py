@@ -657,13 +657,14 @@ def test_gallery_deletes_nothing_through_a_linked_img_folder(market, tmp_path):
 
 
 @pytest.mark.parametrize("linked", ["night-market-2p-a4-silhouette-cut", ""])
+@pytest.mark.usefixtures("seeded_market")       # its faces from the store: the links are what is tried
 def test_a_cutter_build_deletes_nothing_through_a_link(market, tmp_path, linked):
     """The -cut folder, or the game's whole output folder, linked elsewhere: refused before a
     file is written there (old temporary files are swept from the game's folder too)."""
     victim = _victim(tmp_path)
     (victim / ".night-market-2p-a4.pdf.1-1.tmp").write_bytes(b"keep me")
     os.utime(victim / ".night-market-2p-a4.pdf.1-1.tmp", (0, 0))
-    (market / "build").mkdir()
+    (market / "build").mkdir(exist_ok=True)
     if linked:
         (market / "build" / GAME).mkdir()
     (market / "build" / GAME / linked if linked else market / "build" / GAME).symlink_to(victim)
@@ -687,6 +688,7 @@ def test_serve_root_page_escapes_folder_names(server, tmp_path):
     assert b'<a href="/a%22b%26c/gallery/">a&quot;b&amp;c/gallery</a>' in body
 
 
+@pytest.mark.usefixtures("seeded_market")       # the unchanged cards' faces from the store: the sheet is tried
 def test_shop_order_sheet_cells_are_never_formulas(market):
     for card, name in (("走马灯", "=1+2"), ("福袋", "@A1"), ("米酒", "-2+3"), ("花糕", "+A1")):
         _edit(market, "goods.yaml", f"name: {card},", f"name: \"{name}\",")
@@ -894,17 +896,19 @@ def test_a_linked_gallery_folder_above_img_is_refused_too(market, tmp_path):
     assert sorted(_files(victim)) == ["photo.png", "plan.dxf", "plan.svg"]
 
 
-def test_a_linked_build_folder_is_the_designers_choice(market, tmp_path):
+def test_a_linked_build_folder_is_the_designers_choice(market, market_store, tmp_path):
     """build/ itself on another disk: allowed, and old images are still cleared inside it."""
     elsewhere = tmp_path / "disk"
     elsewhere.mkdir()
     (market / "build").symlink_to(elsewhere)
+    seed_store(market, [market_store])      # (through the link) the faces from the store: the link is what is tried
     assert pnp(market, "gallery", GAME).exit_code == 0
     stale = elsewhere / GAME / "gallery" / "img" / "stale.png"
     stale.write_bytes(b"old")
     assert pnp(market, "gallery", GAME).exit_code == 0 and not stale.exists()
 
 
+@pytest.mark.usefixtures("seeded_market")       # the faces from the store: the old images are what is tried
 def test_a_link_or_folder_among_old_images_is_removed_as_a_link_or_left(market, tmp_path):
     victim = _victim(tmp_path)
     img = market / "build" / GAME / "gallery" / "img"
@@ -934,6 +938,7 @@ def test_serve_redirects_to_a_gallery_whose_name_has_a_line_break(tmp_path):
         box["s"].shutdown()
 
 
+@pytest.mark.usefixtures("seeded_market")       # the cards' faces from the store: the sheet is tried
 def test_a_piece_name_is_no_formula_in_the_order_sheet_either(market):
     _edit(market, "pieces.yaml", "name: 夜市计分板", 'name: "=HYPERLINK(1)"')
     result = pnp(market, "export", GAME, "--shop", "png", "--players", "2")

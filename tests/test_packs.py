@@ -23,11 +23,27 @@ def packs():
 PACKS = list(packs())
 
 
+_opened = {}          # (game, pack, paper) -> the pack as the tests read it: opened once, read by each test
+_walked = {}          # (id of an opened PDF, page number) -> what card_pages read on that page
+
+
 @pytest.fixture
 def pack(request, tmp_path_factory):
-    game, players, paper = request.param
-    build = built(tmp_path_factory, game)
-    return build, build.pdf(players, paper), build.manifest(players, paper), paper
+    if request.param not in _opened:
+        game, players, paper = request.param
+        build = built(tmp_path_factory, game)
+        _opened[request.param] = build, build.pdf(players, paper), build.manifest(players, paper), paper
+    return _opened[request.param]
+
+
+def _card_pages(pdf, manifest, roles=("cards-front", "cards-back", "cards")):
+    """card_pages, each page read from the PDF once for all the tests of its pack (they only read it)."""
+    for entry in manifest["pages"]:
+        if entry["role"] in roles:
+            key = (id(pdf), entry["number"])
+            if key not in _walked:
+                _walked[key] = next(card_pages(pdf, {"pages": [entry]}, roles))[1:]
+            yield entry, *_walked[key]
 
 
 @pytest.mark.parametrize("pack", PACKS, indirect=True, ids=[f"{g}-{n}-{p}" for g, n, p in PACKS])
@@ -42,7 +58,7 @@ class TestEveryPack:
 
     def test_cards_keep_trim_and_bleed(self, pack):
         build, pdf, manifest, _ = pack
-        for entry, placed, _ in card_pages(pdf, manifest):
+        for entry, placed, _ in _card_pages(pdf, manifest):
             assert len(placed) == len(entry["slots"])
             for slot, item in zip(entry["slots"], placed):
                 deck = _deck(build, slot["component"])
@@ -55,7 +71,7 @@ class TestEveryPack:
     def test_backs_mirror_their_fronts(self, pack):
         _, pdf, manifest, paper = pack
         width = PAPER_PT[paper][0] * 25.4 / 72
-        pages = {e["number"]: (e, p) for e, p, _ in card_pages(pdf, manifest)}
+        pages = {e["number"]: (e, p) for e, p, _ in _card_pages(pdf, manifest)}
         for number, (front, front_placed) in pages.items():
             if front["role"] != "cards-front":
                 continue
@@ -67,7 +83,7 @@ class TestEveryPack:
 
     def test_crop_marks(self, pack):
         _, pdf, manifest, _ = pack
-        for entry, placed, segments in card_pages(pdf, manifest, roles=("cards-front", "cards")):
+        for entry, placed, segments in _card_pages(pdf, manifest, roles=("cards-front", "cards")):
             vertical = {round(s.x1, 2) for s in segments if abs(s.x1 - s.x2) < 1e-6}
             horizontal = {round(s.y1, 2) for s in segments if abs(s.y1 - s.y2) < 1e-6}
             for slot in entry["slots"]:
@@ -88,14 +104,12 @@ _decks = {}
 
 def _deck(build, deck_id):
     """Trim and bleed of a deck, from the game's own data (not from the output)."""
-    key = (build.game, deck_id)
-    if key not in _decks:
+    if build.game not in _decks:            # the game loaded once: every deck's trim and bleed
         from generator.source.load import load_game
         from generator.source.project import Project
         game = load_game(Project.at(build.project), build.game)
-        deck = game.decks[deck_id]
-        _decks[key] = {"trim": deck.trim, "bleed": deck.bleed}
-    return _decks[key]
+        _decks[build.game] = {key: {"trim": deck.trim, "bleed": deck.bleed} for key, deck in game.decks.items()}
+    return _decks[build.game][deck_id]
 
 
 def test_the_manifest_lists_each_page_and_each_card_of_a_deck_on_a_line_of_its_own():

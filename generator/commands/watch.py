@@ -321,8 +321,6 @@ def _cards_drawn(fresh: list[str], game: Game) -> list[str]:
     return list(dict.fromkeys(cards))
 
 
-
-
 def _Filter(project: Project):
     """Editor droppings (swap files, backups, .git …) are not changes, nor is what a build writes."""
     from watchfiles import DefaultFilter

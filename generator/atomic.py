@@ -178,16 +178,6 @@ def commit(tmp: Path, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def identity(path: Path) -> tuple[int, int, int] | None:
-    """A file's inode, date and size (None when there is none): a file commit() replaced has another,
-    one left in place (the same bytes made again) the same."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_ino, found.st_mtime_ns, found.st_size
-
-
 def refuse_links(path: Path, build: Path) -> None:
     """Stop (PnpError) when `path`, or a folder between `build` and it, is a symbolic link: an
     output folder pnp fills and clears (a gallery's img/, a pack's -cut/) that leads elsewhere

@@ -10,6 +10,7 @@ import pytest
 
 from generator.errors import PnpError, Problem
 from generator.sheets import parallel_packs
+from generator.sheets.pack import Written
 from generator.sheets.parallel_packs import packs_written
 from generator.source import reads
 from tests.conftest import make_project, pnp, seed_store
@@ -24,7 +25,7 @@ def _write_one(refuse: tuple | None = None, crash: tuple | None = None):
             raise PnpError(Problem(f"build/{pack}-{paper}.pdf", None, "preflight: refused"))
         if (pack, paper) == crash and os.getpid() != PARENT:
             os._exit(3)                         # the helper dies without a word
-        return f"{pack}-{paper}", {"pid": os.getpid()}, {"file": f"{pack}-{paper}.pdf"}
+        return Written(f"{pack}-{paper}", {"pid": os.getpid()}, True), {"file": f"{pack}-{paper}.pdf"}
     return write_one
 
 

@@ -203,8 +203,8 @@ def reprint(project: Project, assets: Assets, game_id: str, since: str | None, p
         made = builder.build(pack, paper, only=changed, changes=changes, removed=removed,
                              reprint_of=since or translator(game.spec.language).gettext("they were last printed"))
         manifest = made.manifest
-        path, report = write_pack(project, game, pack, paper, made.pdf, manifest, options, name_key="reprint",
-                                  shared=builder.passed_checks)
+        path, report, _ = write_pack(project, game, pack, paper, made.pdf, manifest, options, name_key="reprint",
+                                     shared=builder.passed_checks)
         say(f"wrote {path} ({count(len(changes), 'changed card')}, {report.cards} to print; preflight ok)")
         written.append(path)
         name = Path(manifest["file"]).stem

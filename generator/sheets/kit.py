@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from generator.source.assets import Assets
-from generator.atomic import identity, read_record as read_json, remove_outputs, write_record
+from generator.atomic import read_record as read_json, remove_outputs, write_record
 from generator.errors import PnpError, Problem, errors_only
 from generator.source.game import Game
 from generator.geometry import PAPERS
@@ -342,22 +342,22 @@ class Gathered:
         return self.builder.build(pack, paper)
 
     def write(self, project: Project, pack, paper: str, options: PrintOptions) -> tuple:
-        """Make one pack and write it once it passes preflight: (its path, preflight's report, its manifest)."""
+        """Make one pack and write it once it passes preflight: (write_pack's Written, its manifest)."""
         builder = self.builder
         made = self.made(pack, paper)
         try:
-            path, report = write_pack(project, self.game, pack, paper, made.pdf, made.manifest, options,
-                                      sheets=made.sheets, passed=made.passed, shared=builder.passed_checks)
-            builder.keep(made, report)
+            written = write_pack(project, self.game, pack, paper, made.pdf, made.manifest, options,
+                                 sheets=made.sheets, passed=made.passed, shared=builder.passed_checks)
+            builder.keep(made, written.report)
         except PnpError:
             if not made.built_on_last:
                 raise
             # Built on the last file and refused by preflight: its record was not the file's
             # (edited by hand, say). Built whole, the pack is checked again on its own.
             made = builder.build(pack, paper, whole=True)
-            path, report = write_pack(project, self.game, pack, paper, made.pdf, made.manifest, options,
-                                      sheets=made.sheets, shared=builder.passed_checks)
-        return path, report, made.manifest
+            written = write_pack(project, self.game, pack, paper, made.pdf, made.manifest, options,
+                                 sheets=made.sheets, shared=builder.passed_checks)
+        return written, made.manifest
 
 
 @dataclass(frozen=True)
@@ -546,17 +546,6 @@ def edition_data(game: Game) -> bytes:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
 
 
-def _on_disk(folder: Path, name: str) -> tuple:
-    """A pack's PDF and manifest as they are on disk: write_pack leaves a file it would write again in
-    the same bytes, so the same pair after the write means the pack did not change."""
-    return identity(folder / f"{name}.pdf"), identity(folder / f"{name}.json")
-
-
-def _verb(before: tuple, after: tuple) -> str:
-    """What a build says of a pack it wrote: "unchanged" when its files are the ones it found."""
-    return "unchanged" if None not in before and before == after else "wrote"
-
-
 class EditionWritten(NamedTuple):
     files: list[str]            # every pack, cut file and rules file the build wrote or found as it would write it
     fresh: list[str]            # the faces drawn anew (not from the cache), by label
@@ -577,9 +566,6 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
                                          written_record.variant(options), frozenset(skip),
                                          written_record.variant(rules_options(options)), made_from)
     todo = made.to_make()
-    folder = project.build / game.id
-    before = {name: _on_disk(folder, name) for name in [pack_name(game, pack, paper, options) for pack, paper in todo]
-              + [rules.name for rules in made.rules]}
     # (a pack made ahead, while the faces rendered, is still to be checked and written: about half its work)
     weights = [builder.weight(one[0]) / (2 if made.ahead and made.ahead[0] == one else 1) for one in todo]
     for one in packs_written(todo, lambda pack, paper: made.write(project, pack, paper, options), jobs, weights):
@@ -588,7 +574,7 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
         files = written_files(project, path, manifest)
         cut = f"; its cut files in {Path(files[1]).parent}/" if len(files) > 1 else ""
         name = pack_name(game, pack, paper, options)
-        verb = _verb(before[name], _on_disk(folder, name))
+        verb = "wrote" if one.changed else "unchanged"      # (left in place: made again in the same bytes)
         say(f"{verb} {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
             f"preflight ok{warned}){cut}")
         written += files
@@ -596,11 +582,11 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
         entry = selection.entry(pack.players, pack.optional, paper)
         recorded.update(dict.fromkeys(own_files(name, manifest), entry))
     for rules in made.rules:
-        path, report = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
-                                  name=rules.name, passed=rules.passed, shared=builder.passed_checks)
+        path, report, changed = write_pack(project, game, None, rules.paper, rules.pdf, rules.manifest, options,
+                                           name=rules.name, passed=rules.passed, shared=builder.passed_checks)
         if rules.passed is None:
             builder.store.keep(Made(rules.key, None, {}, rules.pdf, rules.manifest), report)
-        verb = _verb(before[rules.name], _on_disk(folder, rules.name))
+        verb = "wrote" if changed else "unchanged"
         say(f"{verb} {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             f"preflight ok)")
         written.append(path)

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 import pikepdf
@@ -371,10 +371,18 @@ def _one_per_line(items: list, depth: int) -> str:
     return f"[\n{pad}{written}\n{' ' * depth}]"
 
 
+class Written(NamedTuple):
+    """A pack written: its path as displayed, preflight's report, and whether any of its files
+    changed (a file made again in the bytes it has is left in place, date and all)."""
+    path: str
+    report: "Report"
+    changed: bool
+
+
 def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: bytes, manifest: dict,
                options: PrintOptions = PrintOptions(), name_key: str | None = None,
                name: str | None = None, sheets: sheet_cache.Record | None = None,
-               passed: "Report | None" = None, shared: dict | None = None) -> tuple[str, "Report"]:
+               passed: "Report | None" = None, shared: dict | None = None) -> Written:
     """Write the pack and its manifest, but only if the written file passes preflight: both
     go to temporary files first, are checked, and only then replace the previous ones. The
     preflight reads again in full only what the last one of this file did not pass in the same
@@ -402,11 +410,13 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
                                display=project.display(folder / f"{name}.pdf"), memo=memo)
             _refuse(report, options)
         sheet_cache.forget(project, game.id, name)
+        changed = False
         for target, tmp in staged.items():
             if _holds(target, tmp):         # the same bytes: left as they are, date and all
                 tmp.unlink()
             else:
                 commit(tmp, target)
+                changed = True
         staged = {}
         pdf_sha = sha256_hex(pdf)                           # the stamp's and the sheet record's
         stamp.note_output(folder / f"{name}.pdf", pdf_sha)
@@ -419,7 +429,7 @@ def write_pack(project: Project, game: Game, pack: PackSpec, paper: str, pdf: by
     finally:
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
-    return project.display(folder / f"{name}.pdf"), report
+    return Written(project.display(folder / f"{name}.pdf"), report, changed)
 
 
 def _holds(target: Path, staged: Path) -> bool:

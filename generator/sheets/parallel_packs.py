@@ -28,9 +28,10 @@ class PackWritten:
     path: str          # as displayed
     report: object     # preflight's Report
     manifest: dict
+    changed: bool      # False: every file was left as it was (made again in the same bytes)
 
 
-WriteOne = Callable[[object, str], tuple]     # (pack, paper) -> (path, report, manifest)
+WriteOne = Callable[[object, str], tuple]     # (pack, paper) -> (pack.Written, manifest)
 
 
 def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
@@ -45,7 +46,7 @@ def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
             helper = Helper(lambda: pickle.dumps(_made_by_helper([todo[i] for i in sorted(theirs)], write_one)))
         except OSError:             # no process to be had: this one makes them all
             helper, theirs = None, set()
-    done: dict[int, tuple] = {}        # index -> (error, path, report, manifest), made and not yet yielded
+    done: dict[int, tuple] = {}        # index -> (error, pack.Written, manifest), made and not yet yielded
     at = 0                              # the next index to yield
     try:
         for index in [i for i in range(len(todo)) if i not in theirs]:
@@ -57,10 +58,10 @@ def packs_written(todo: list[tuple], write_one: WriteOne, jobs: int,
                 break
         if helper is not None:
             results, helper = _results(helper), None
-            for index, (error, path, report, manifest, read) in zip(sorted(theirs), results or []):
+            for index, (error, written, manifest, read) in zip(sorted(theirs), results or []):
                 for name, sha in read.items():           # what it read, for the edition's stamp
                     reads.note_hash(name, sha)
-                done[index] = (error, path, report, manifest)
+                done[index] = (error, written, manifest)
         for index in range(at, len(todo)):
             if index not in done:                        # a helper that failed: its packs made here
                 done[index] = _made_here(todo[index], write_one)
@@ -74,15 +75,15 @@ def _made_here(one: tuple, write_one: WriteOne) -> tuple:
     try:
         return (None, *write_one(*one))
     except PnpError as error:
-        return (error, None, None, None)
+        return (error, None, None)
 
 
 def _yielded(one: tuple, result: tuple) -> PackWritten:
     """A pack's result, in `todo`'s order: a refusal is the build's error there."""
-    error, path, report, manifest = result
+    error, written, manifest = result
     if error is not None:
         raise error
-    return PackWritten(*one, path, report, manifest)
+    return PackWritten(*one, written.path, written.report, manifest, written.changed)
 
 
 def _shares(weights: list[float]) -> set[int]:
@@ -99,7 +100,7 @@ def _shares(weights: list[float]) -> set[int]:
 
 
 def _made_by_helper(todo: list[tuple], write_one: WriteOne) -> list[tuple]:
-    """In the helper: (error, path, report, manifest, files read) of each pack, up to the first
+    """In the helper: (error, pack.Written, manifest, files read) of each pack, up to the first
     that preflight refuses."""
     results = []
     for one in todo:

@@ -422,13 +422,21 @@ def test_a_template_s_literals_are_extracted_once_for_its_content(tmp_path, monk
 
 
 def test_a_character_no_font_draws_in_a_translation_is_said_at_its_catalogue_entry(tmp_path):
+    """In the catalogue, which holds every deck, the card is named with its deck (as the catalogue's
+    own checks name it); in a table's file, a row is named as a row (as the loader names it)."""
     project = bilingual_project(tmp_path / "p")
     _edit(project, CATALOGUE, "name: Spinning lantern,", "name: Spinning 𓀀 lantern,")
     result = pnp(project, "validate", GAME, "--lang", "en")
     assert result.exit_code == 1
     assert [line for line in result.output.splitlines() if "no bundled font" in line] == [
-        f"{CATALOGUE}:11: card 'lantern': name: character '𓀀' (U+13000 EGYPTIAN HIEROGLYPH A001) is in no bundled "
+        f"{CATALOGUE}:11: card 'goods/lantern': name: character '𓀀' (U+13000 EGYPTIAN HIEROGLYPH A001) is in no bundled "
         "font and has no icon (hint: replace it, or run ./pnp assets add 𓀀 to add it to the fonts)"]
+    _edit(project, CATALOGUE, "name: Spinning 𓀀 lantern,", "name: Spinning lantern,")
+    _edit(project, f"cards/{GAME}/hours.yaml", "name: 黄昏,", "name: 黄昏𓀀,")
+    result = pnp(project, "validate", GAME, "--lang", "zh-Hans")
+    assert [line for line in result.output.splitlines() if "no bundled font" in line] == [
+        f"cards/{GAME}/hours.yaml:9: row 'dusk': name: character '𓀀' (U+13000 EGYPTIAN HIEROGLYPH A001) is in no "
+        "bundled font and has no icon (hint: replace it, or run ./pnp assets add 𓀀 to add it to the fonts)"]
 
 
 def test_page_ones_game_text_is_translated_like_a_templates(seeded):

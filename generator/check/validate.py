@@ -367,10 +367,14 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
                                 # only takes characters away), so no problem and no line to look up
                 line = game.files[file][key][card.index].line_of(name)
                 # a card kept in a spreadsheet is located in it (card.file), not in its deck file; an
-                # edition's text the catalogue gives, at its entry there
-                where = (game.catalogue, card.translated_at[name]) if name in card.translated_at else \
-                    (card.file or file, line)
-                problems += _field_text_problems(card, name, field.type, value, assets, *where)
+                # edition's text the catalogue gives, at its entry there. Named as the loader and the
+                # catalogue's checks name it: by its id in its own file, as deck/card in the catalogue
+                # (which holds every deck); a table's row as a row
+                if name in card.translated_at:
+                    where, label = (game.catalogue, card.translated_at[name]), f"card '{card.uid}'"
+                else:
+                    where, label = (card.file or file, line), f"{key[:-1]} '{card.id}'"
+                problems += _field_text_problems(card, f"{label}: {name}", field.type, value, assets, *where)
     return problems
 
 
@@ -379,8 +383,8 @@ def _table_fields(game: Game, table_id: str) -> dict:
     return {name: FieldSpec.model_validate(spec) for name, spec in game.files[file]["table"].get("fields", {}).items()}
 
 
-def _field_text_problems(card, name, kind, value, assets, file, line) -> list[Problem]:
-    where = f"card '{card.id}': {name}"
+def _field_text_problems(card, where: str, kind, value, assets, file, line) -> list[Problem]:
+    """What is wrong with one text or icon field's value; `where` names the card and field."""
     if kind == "icon":
         if not assets.icon(value):
             if str(value).endswith(".svg"):

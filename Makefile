@@ -1,6 +1,6 @@
 # make kit      — install what building needs (system libraries, a virtualenv, the package), build every kit
 # make test     — for contributors to pnp: that, what testing needs (pytest, Playwright, chromium, poppler),
-#                 then the whole test suite on every core (about ten minutes on a 2-core machine)
+#                 then the whole test suite on every core (twelve to fifteen minutes on a 2-core machine)
 # make pictures — the README's and docs' pictures, from the shipped games, into docs/img/
 # make bench    — the benchmark (timings are measured, never asserted); CATALOGUE=1 adds the 100-game catalogue
 VENV   := .venv
@@ -25,7 +25,7 @@ kit: $(STAMP)
 
 test: $(TESTS)
 	$(COMPILE)
-	@echo "make test: the whole test suite, for contributors to pnp (about ten minutes on a 2-core machine;"
+	@echo "make test: the whole test suite, for contributors to pnp (twelve to fifteen minutes on a 2-core machine;"
 	@echo "           making games needs only make kit)"
 	$(PY) -m pytest -q -n $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN) + 1 )) --dist loadfile
 

@@ -566,7 +566,7 @@ def test_make_kit_says_what_it_does_and_make_test_is_for_contributors():
     pip = out.index("pip install -q --disable-pip-version-check -e .")
     assert out.rindex("make kit: installing pnp's Python libraries", 0, pip) < pip
     assert "make kit: building every shipped game's kits into build/" in out
-    assert "make test: the whole test suite, for contributors to pnp (about ten minutes on a 2-core machine;" in out
+    assert "make test: the whole test suite, for contributors to pnp (twelve to fifteen minutes on a 2-core machine;" in out
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "`make test` is for contributors" in readme and "terminal of its own" in readme
 

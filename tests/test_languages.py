@@ -434,6 +434,7 @@ def test_a_character_no_font_draws_in_a_translation_is_said_at_its_catalogue_ent
     _edit(project, CATALOGUE, "name: Spinning 𓀀 lantern,", "name: Spinning lantern,")
     _edit(project, f"cards/{GAME}/hours.yaml", "name: 黄昏,", "name: 黄昏𓀀,")
     result = pnp(project, "validate", GAME, "--lang", "zh-Hans")
+    assert result.exit_code == 1
     assert [line for line in result.output.splitlines() if "no bundled font" in line] == [
         f"cards/{GAME}/hours.yaml:9: row 'dusk': name: character '𓀀' (U+13000 EGYPTIAN HIEROGLYPH A001) is in no "
         "bundled font and has no icon (hint: replace it, or run ./pnp assets add 𓀀 to add it to the fonts)"]

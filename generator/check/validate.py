@@ -373,7 +373,7 @@ def text_checks(game: Game, assets: Assets) -> list[Problem]:
                 if name in card.translated_at:
                     where, label = (game.catalogue, card.translated_at[name]), f"card '{card.uid}'"
                 else:
-                    where, label = (card.file or file, line), f"{key[:-1]} '{card.id}'"
+                    where, label = (card.file or file, line), f"{'card' if key == 'cards' else 'row'} '{card.id}'"
                 problems += _field_text_problems(card, f"{label}: {name}", field.type, value, assets, *where)
     return problems
 

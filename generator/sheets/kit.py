@@ -578,7 +578,8 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
         say(f"{verb} {path} ({count(len(manifest['pages']), 'page')}, {count(report.cards, 'card')}; "
             f"preflight ok{warned}){cut}")
         written += files
-        unchanged += files if verb == "unchanged" else []
+        if not one.changed:
+            unchanged += files
         entry = selection.entry(pack.players, pack.optional, paper)
         recorded.update(dict.fromkeys(own_files(name, manifest), entry))
     for rules in made.rules:
@@ -590,7 +591,8 @@ def _write_edition(project: Project, made: Gathered, players, say, options: Prin
         say(f"{verb} {path} ({count(len(rules.manifest['pages']), 'page')}, the rulebook for every player count; "
             f"preflight ok)")
         written.append(path)
-        unchanged += [path] if verb == "unchanged" else []
+        if not changed:
+            unchanged.append(path)
         recorded.update(dict.fromkeys(own_files(rules.name, rules.manifest), selection.entry(None, False, rules.paper)))
     removed = written_record.replace_earlier(project.build, game.id, selection, recorded)
     if removed:
